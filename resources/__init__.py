@@ -1,0 +1,1 @@
+"""IO adapters: the read-only world database and the model providers, plus their Dagster resources."""

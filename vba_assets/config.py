@@ -1,0 +1,283 @@
+"""Project configuration: the TOML files under ``config/`` and the embedded default.
+
+Pure (stdlib + pydantic). Invalid configuration fails at load time with the key and the reason
+(:class:`~vba_assets.errors.ConfigError`, ``detail['key']``). Relative paths in a file are resolved
+against the directory of that file. No secret is ever stored here: the database password is read
+from the environment variable named by ``database.password_env`` when a connection is opened.
+"""
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vba_assets.errors import ConfigError, ErrorCode
+
+#: ``database.url`` value that selects the packaged demo world DB (SQLite, built on first use).
+EMBEDDED_DEMO_URL = "embedded:demo"
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_CATALOG_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatabaseConfig(_Strict):
+    """The read-only world database (ARCHITECTURE 10)."""
+
+    url: str = Field(
+        description="SQLAlchemy URL without a password (sqlite:///path, mysql+pymysql://user@host/db)"
+        f" or '{EMBEDDED_DEMO_URL}' for the packaged demo database."
+    )
+    password_env: str | None = Field(
+        default=None, description="Environment variable that holds the DB password, if any."
+    )
+    allowlist: list[str] = Field(description="Tables the project may read. Nothing else is read.")
+    snapshot_label: str = Field(
+        min_length=1, max_length=128, description="Operator label of the world data snapshot."
+    )
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=300)
+    read_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    statement_timeout_s: float = Field(default=10.0, gt=0, le=3600)
+
+    @field_validator("url")
+    @classmethod
+    def _no_password_in_url(cls, url: str) -> str:
+        if url == EMBEDDED_DEMO_URL:
+            return url
+        if not re.match(r"^(sqlite|mysql\+pymysql|mariadb\+pymysql)://", url):
+            raise ValueError(
+                f"unsupported URL scheme; use sqlite:///, mysql+pymysql:// or '{EMBEDDED_DEMO_URL}'"
+            )
+        if re.match(r"^[a-z+]+://[^/@]*:[^/@]*@", url):
+            raise ValueError("the URL must not contain a password; set password_env instead")
+        return url
+
+    @field_validator("allowlist")
+    @classmethod
+    def _valid_tables(cls, tables: list[str]) -> list[str]:
+        if not tables:
+            raise ValueError("at least one table must be allowlisted")
+        for table in tables:
+            if not _IDENTIFIER.match(table):
+                raise ValueError(f"{table!r} is not a plain table identifier")
+        if len(set(tables)) != len(tables):
+            raise ValueError("duplicate table in allowlist")
+        return tables
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.url == EMBEDDED_DEMO_URL
+
+    def password(self) -> str | None:
+        """The password from the environment, never stored in any artifact."""
+        return os.environ.get(self.password_env) if self.password_env else None
+
+
+class CatalogConfig(_Strict):
+    """One operator-selected searchable name column (ARCHITECTURE 12)."""
+
+    name: str = Field(description="Catalog name the model may cite, e.g. 'creature_name'.")
+    entity_type: str = Field(min_length=1, max_length=64, description="e.g. 'creature'.")
+    kind: Literal["name", "localized_name"] = Field(
+        default="name",
+        description="'name' for the primary name column, 'localized_name' for translations.",
+    )
+    table: str
+    identity_column: str
+    name_column: str
+    data_columns: list[str] = Field(default_factory=list)
+    helper_name_patterns: list[str] = Field(
+        default_factory=list,
+        description="Regexes (case-insensitive) of technical helper entries (triggers, kill "
+        "credits) that the heuristic assessment never selects.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _catalog_name(cls, name: str) -> str:
+        if not _CATALOG_NAME.match(name):
+            raise ValueError("catalog names are lowercase identifiers ([a-z][a-z0-9_]*)")
+        return name
+
+    @field_validator("table", "identity_column", "name_column")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not _IDENTIFIER.match(value):
+            raise ValueError(f"{value!r} is not a plain identifier")
+        return value
+
+    @field_validator("data_columns")
+    @classmethod
+    def _identifiers(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not _IDENTIFIER.match(value):
+                raise ValueError(f"{value!r} is not a plain identifier")
+        return values
+
+    @field_validator("helper_name_patterns")
+    @classmethod
+    def _patterns_compile(cls, values: list[str]) -> list[str]:
+        for value in values:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"{value!r} is not a valid regex: {exc}") from exc
+        return values
+
+
+class EntityResolutionConfig(_Strict):
+    """The optional ``[entity_resolution]`` block; absent means disabled."""
+
+    max_searches: int = Field(default=4, ge=1, le=32)
+    max_candidates: int = Field(default=8, ge=1, le=200)
+    max_invalid_responses: int = Field(default=3, ge=1, le=10)
+    catalogs: list[CatalogConfig] = Field(min_length=1)
+
+    @field_validator("catalogs")
+    @classmethod
+    def _unique_names(cls, catalogs: list[CatalogConfig]) -> list[CatalogConfig]:
+        names = [c.name for c in catalogs]
+        if len(set(names)) != len(names):
+            raise ValueError("duplicate catalog name")
+        return catalogs
+
+    def catalog(self, name: str) -> CatalogConfig | None:
+        return next((c for c in self.catalogs if c.name == name), None)
+
+
+class ProjectConfig(_Strict):
+    """Everything an operator configures for one deployment."""
+
+    workspace: Path = Field(description="Root folder of case packages and the inbox.")
+    database: DatabaseConfig
+    entity_resolution: EntityResolutionConfig | None = None
+    source: str = Field(default="<embedded default>", description="Where this config came from.")
+
+    @model_validator(mode="after")
+    def _catalog_tables_allowlisted(self) -> "ProjectConfig":
+        if self.entity_resolution:
+            for index, catalog in enumerate(self.entity_resolution.catalogs):
+                if catalog.table not in self.database.allowlist:
+                    raise ValueError(
+                        f"entity_resolution.catalogs[{index}].table {catalog.table!r} is not in "
+                        "database.allowlist"
+                    )
+        return self
+
+    @property
+    def catalogs(self) -> list[CatalogConfig]:
+        return list(self.entity_resolution.catalogs) if self.entity_resolution else []
+
+
+def _first_error_key(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return ".".join(str(part) for part in error["loc"]) or "<root>"
+
+
+def parse_project_config(data: dict[str, Any], *, base_dir: Path, source: str) -> ProjectConfig:
+    """Validate a parsed TOML document. Relative ``workspace`` and sqlite paths use ``base_dir``."""
+    data = dict(data)
+    if "workspace" in data and isinstance(data["workspace"], str):
+        data["workspace"] = str((base_dir / data["workspace"]).resolve())
+    database = data.get("database")
+    if isinstance(database, dict) and isinstance(database.get("url"), str):
+        url = database["url"]
+        prefix = "sqlite:///"
+        if url.startswith(prefix) and not url.startswith(prefix + "/"):
+            database = dict(database)
+            database["url"] = prefix + str((base_dir / url[len(prefix) :]).resolve())
+            data["database"] = database
+    data["source"] = source
+    try:
+        return ProjectConfig.model_validate(data)
+    except ValidationError as exc:
+        key = _first_error_key(exc)
+        reason = exc.errors()[0]["msg"]
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{source}: {key}: {reason}", key=key, source=source
+        ) from None
+
+
+def load_project_config(path: Path | str | None = None) -> ProjectConfig:
+    """Load a project config file, or the embedded default when ``path`` is None."""
+    if path is None:
+        return embedded_project_config()
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            ErrorCode.CONFIG_NOT_FOUND, f"config file not found: {path}", key="<file>"
+        ) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{path}: not valid UTF-8 TOML: {exc}", key="<file>"
+        ) from None
+    return parse_project_config(data, base_dir=path.parent.resolve(), source=str(path))
+
+
+#: The creature catalogs of the demo world DB; also the shape the example config documents.
+DEMO_CATALOGS: list[dict[str, Any]] = [
+    {
+        "name": "creature_name",
+        "entity_type": "creature",
+        "kind": "name",
+        "table": "creature_template",
+        "identity_column": "entry",
+        "name_column": "name",
+        "data_columns": ["subname", "minlevel", "maxlevel", "rank", "faction", "npcflag"],
+        "helper_name_patterns": [
+            r"\btrigger\b",
+            r"kill ?credit",
+            r"\bcredit marker\b",
+            r"\bbunny\b",
+            r"^\[(?:ph|dnd|dnt|unused)\]",
+            r"^\((?:ph)\)",
+            r"\bdummy\b",
+        ],
+    },
+    {
+        "name": "creature_localized_name",
+        "entity_type": "creature",
+        "kind": "localized_name",
+        "table": "creature_template_locale",
+        "identity_column": "entry",
+        "name_column": "Name",
+        "data_columns": ["locale", "Title"],
+        "helper_name_patterns": [],
+    },
+]
+
+DEMO_ALLOWLIST = [
+    "creature_template",
+    "creature_template_locale",
+    "creature_queststarter",
+    "creature_questender",
+    "creature_spawn_markers",
+]
+
+
+def embedded_project_config(workspace: Path | str | None = None) -> ProjectConfig:
+    """The default used by every ``vba`` command without ``--project-config``.
+
+    Workspace: ``workspace`` argument, else ``$VBA_WORKSPACE``, else ``./vba-workspace``.
+    """
+    root = workspace or os.environ.get("VBA_WORKSPACE") or "vba-workspace"
+    data: dict[str, Any] = {
+        "workspace": str(Path(root).resolve()),
+        "database": {
+            "url": EMBEDDED_DEMO_URL,
+            "allowlist": DEMO_ALLOWLIST,
+            "snapshot_label": "demo-wotlk-3.3.5",
+        },
+        "entity_resolution": {"catalogs": DEMO_CATALOGS},
+    }
+    return parse_project_config(data, base_dir=Path.cwd(), source="<embedded default>")

@@ -1,0 +1,1 @@
+"""Pure domain logic: stdlib and pydantic only. Nothing here touches disk, network or Dagster."""

@@ -1,0 +1,1 @@
+"""The case-package artifact store (ARCHITECTURE 4). Pure Python, no Dagster import."""
