@@ -64,7 +64,7 @@ class DatabaseConfig(_Strict):
         if not tables:
             raise ValueError("at least one table must be allowlisted")
         for table in tables:
-            if not _IDENTIFIER.match(table):
+            if not _IDENTIFIER.fullmatch(table):
                 raise ValueError(f"{table!r} is not a plain table identifier")
         if len(set(tables)) != len(tables):
             raise ValueError("duplicate table in allowlist")
@@ -101,14 +101,14 @@ class CatalogConfig(_Strict):
     @field_validator("name")
     @classmethod
     def _catalog_name(cls, name: str) -> str:
-        if not _CATALOG_NAME.match(name):
+        if not _CATALOG_NAME.fullmatch(name):
             raise ValueError("catalog names are lowercase identifiers ([a-z][a-z0-9_]*)")
         return name
 
     @field_validator("table", "identity_column", "name_column")
     @classmethod
     def _identifier(cls, value: str) -> str:
-        if not _IDENTIFIER.match(value):
+        if not _IDENTIFIER.fullmatch(value):
             raise ValueError(f"{value!r} is not a plain identifier")
         return value
 
@@ -116,7 +116,7 @@ class CatalogConfig(_Strict):
     @classmethod
     def _identifiers(cls, values: list[str]) -> list[str]:
         for value in values:
-            if not _IDENTIFIER.match(value):
+            if not _IDENTIFIER.fullmatch(value):
                 raise ValueError(f"{value!r} is not a plain identifier")
         return values
 

@@ -1,0 +1,42 @@
+"""Session-wide test hygiene: no API keys, no network beyond loopback, a shared world-DB cache."""
+
+import ipaddress
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_API_KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+# The demo world DB is content-addressed by its packaged data, so one build serves every test run.
+os.environ.setdefault("VBA_CACHE_DIR", str(REPO / ".cache" / "worlddb"))
+for _var in _API_KEY_VARS:
+    os.environ.pop(_var, None)
+
+_real_connect = socket.socket.connect
+
+
+def _loopback_only_connect(self: socket.socket, address: object) -> object:
+    """Refuse any TCP/UDP connection that is not to a loopback address (or a unix socket)."""
+    if self.family in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple):
+        host = str(address[0])
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise ConnectionRefusedError(f"tests may only connect to loopback, not {host!r}")
+    return _real_connect(self, address)  # type: ignore[arg-type]
+
+
+socket.socket.connect = _loopback_only_connect  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for var in _API_KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    yield

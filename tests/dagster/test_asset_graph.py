@@ -1,0 +1,54 @@
+"""Snapshot of the asset graph: keys, dependencies, partitions, checks and their blocking flags.
+
+A change to the graph must be deliberate: regenerate with ``VBA_UPDATE_SNAPSHOTS=1 pytest tests/dagster``
+and review the diff.
+"""
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from vba_assets.definitions import defs
+
+SNAPSHOT = Path(__file__).with_name("asset_graph.snapshot.json")
+
+
+def graph_summary() -> dict[str, Any]:
+    repo = defs.get_repository_def()
+    graph = repo.asset_graph
+    assets = {}
+    for key in sorted(graph.get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        node = graph.get(key)
+        assets[key.to_user_string()] = {
+            "deps": sorted(parent.to_user_string() for parent in node.parent_keys),
+            "partitions": type(node.partitions_def).__name__ if node.partitions_def else None,
+            "checks": sorted(
+                {
+                    "name": check_key.name,
+                    "blocking": graph.get(check_key).blocking,
+                }["name"]
+                + (" (blocking)" if graph.get(check_key).blocking else "")
+                for check_key in node.check_keys
+            ),
+        }
+    return {
+        "assets": assets,
+        "jobs": sorted(job.name for job in repo.get_all_jobs() if not job.name.startswith("__")),
+        "sensors": sorted(s.name for s in repo.sensor_defs),
+        "resources": sorted(repo.get_top_level_resources()),
+    }
+
+
+def test_asset_graph_matches_snapshot() -> None:
+    summary = graph_summary()
+    if os.environ.get("VBA_UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+        SNAPSHOT.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    assert summary == json.loads(SNAPSHOT.read_text())
+
+
+def test_every_asset_is_partitioned_by_case_and_revision() -> None:
+    summary = graph_summary()
+    assert summary["assets"], "no assets defined"
+    for key, node in summary["assets"].items():
+        assert node["partitions"] == "MultiPartitionsDefinition", key

@@ -1,0 +1,153 @@
+"""The ``vba`` command.
+
+Every command without ``--project-config`` uses the embedded default (the demo world DB, built on first
+use from the packaged data). Imports are lazy so that ``vba lookup`` never imports Dagster.
+
+Exit codes: 0 ok; 1 unexpected failure; 2 bad input or usage; 3 bad configuration; 4 the world DB is
+unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provider failed.
+"""
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from vba_assets.errors import (
+    ConfigError,
+    InputError,
+    ModelError,
+    ResearchUnavailable,
+    StoreError,
+    VbaError,
+)
+
+_EXIT_CODES: list[tuple[type[VbaError], int]] = [
+    (InputError, 2),
+    (ConfigError, 3),
+    (ResearchUnavailable, 4),
+    (StoreError, 5),
+    (ModelError, 6),
+]
+
+
+def _project(args: argparse.Namespace) -> Any:
+    from vba_assets.config import embedded_project_config, load_project_config
+
+    if getattr(args, "project_config", None):
+        return load_project_config(Path(args.project_config))
+    return embedded_project_config(getattr(args, "workspace", None))
+
+
+def _workspace(args: argparse.Namespace) -> Any:
+    from vba_assets.store import Workspace
+
+    if getattr(args, "workspace", None):
+        return Workspace(Path(args.workspace).resolve())
+    return Workspace(_project(args).workspace)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from vba_assets.intake import import_report
+
+    result = import_report(_workspace(args), Path(args.report), package_id=args.package_id)
+    print(result)
+    return 0
+
+
+def cmd_lookup(args: argparse.Namespace) -> int:
+    from resources.world_db import WorldDatabase
+    from vba_assets.domain.lookup import lookup, render_lookup
+
+    config = _project(args)
+    database = WorldDatabase.from_config(config)
+    try:
+        result = lookup(
+            args.query, config.catalogs, database, limit=args.limit, catalog=args.catalog
+        )
+    finally:
+        database.close()
+    print(result.model_dump_json(indent=2) if args.json else render_lookup(result))
+    return 0 if result.status != "error" else 2
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Import every packaged sample report into the workspace (idempotent)."""
+    from vba_assets.intake import import_report
+    from vba_assets.samples import sample_report_paths
+
+    workspace = _workspace(args)
+    for path in sample_report_paths():
+        print(import_report(workspace, path))
+    print(f"workspace: {workspace.root}")
+    return 0
+
+
+def cmd_worlddb(args: argparse.Namespace) -> int:
+    from vba_assets.worlddata.build import ensure_demo_database
+
+    print(ensure_demo_database())
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    package = _workspace(args).case(args.case_id)
+    findings = package.verify()
+    for finding in findings:
+        print(f"{finding.kind}\t{finding.relpath}\t{finding.message}")
+    errors = [f for f in findings if f.kind != "stale_temp"]
+    print(f"{len(findings)} finding(s), {len(errors)} error(s)")
+    return 0 if not errors else 5
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vba", description="Grounded case interpretation for game-server bug reports."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, handler: Callable[[argparse.Namespace], int], help_: str) -> Any:
+        command = sub.add_parser(name, help=help_, description=help_)
+        command.set_defaults(handler=handler)
+        command.add_argument(
+            "--project-config", help="project config TOML (default: the embedded demo config)"
+        )
+        return command
+
+    imp = add("import", cmd_import, "Admit a report (JSON file or folder) and build its case.json.")
+    imp.add_argument("--workspace", help="workspace root (default: from the project config)")
+    imp.add_argument("--package-id", help="package id (default: pkg-<case id>)")
+    imp.add_argument("report", help="report.json, or a folder containing report.json")
+
+    look = add("lookup", cmd_lookup, "Resolve a name against the world DB catalogs.")
+    look.add_argument("--catalog", help="search only this catalog")
+    look.add_argument("--limit", type=int, default=10, help="max options/suggestions (default 10)")
+    look.add_argument("--json", action="store_true", help="print the full result as JSON")
+    look.add_argument("query")
+
+    demo = add("demo", cmd_demo, "Import the packaged sample reports into the workspace.")
+    demo.add_argument("--workspace", help="workspace root (default: from the project config)")
+
+    add("worlddb", cmd_worlddb, "Build (if needed) the embedded demo world DB and print its path.")
+
+    ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
+    ver.add_argument("--workspace", help="workspace root (default: from the project config)")
+    ver.add_argument("--case-id", required=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except VbaError as exc:
+        print(f"vba: error: {exc}", file=sys.stderr)
+        if exc.detail:
+            print(json.dumps(exc.to_json(), ensure_ascii=False), file=sys.stderr)
+        return next((code for kind, code in _EXIT_CODES if isinstance(exc, kind)), 1)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

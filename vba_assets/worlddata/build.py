@@ -1,0 +1,384 @@
+"""The packaged world data and the embedded demo SQLite database built from it.
+
+The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (made by
+``scripts/derive_world_data.py``; see ``data/SOURCES.md``). :func:`ensure_demo_database` turns them
+into a SQLite file in a cache directory on first use and reuses it afterwards:
+
+* the file name carries a fingerprint of the packaged data, the DDL and :data:`BUILDER_VERSION`,
+  so changed data or a changed schema builds a new file and never reuses a stale one;
+* the build writes a temp file in the same directory, fsyncs it and publishes it with
+  :func:`os.replace`: a crash or kill leaves no partial file under the final name, and two
+  concurrent builders are harmless (an advisory lock also makes the second one wait and reuse);
+* temp files left by killed builders on this host are removed by the next build.
+
+Every value is checked against the table definitions in :mod:`vba_assets.worlddata.schema` while
+it is read; bad packaged data raises :class:`~vba_assets.errors.InputError` with
+``ErrorCode.WORLD_DATA_INVALID`` naming the file, line and column, and publishes nothing.
+"""
+
+import contextlib
+import csv
+import gzip
+import hashlib
+import json
+import os
+import re
+import socket
+import sqlite3
+import tempfile
+import threading
+import zlib
+from collections.abc import Callable, Iterator
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Column, Table
+from sqlalchemy.types import CHAR, VARCHAR, Integer
+
+from vba_assets.errors import ConfigError, ErrorCode, InputError
+from vba_assets.worlddata.schema import (
+    INFO_MAX,
+    WORLD_TABLES,
+    create_index_statements,
+    create_table_statements,
+    csv_header,
+    data_file_name,
+    empty_field_value,
+    insert_statement,
+    sqlite_dialect,
+)
+
+#: Bump when the way the SQLite file is built changes (the schema is fingerprinted separately).
+BUILDER_VERSION = 1
+#: Environment variable that overrides the cache directory.
+CACHE_DIR_ENV = "VBA_CACHE_DIR"
+#: Name of the manifest that pins every packaged file (rows, sha256, columns).
+MANIFEST_NAME = "manifest.json"
+#: SQLite ``application_id`` of the demo DB ("VBAW").
+SQLITE_APPLICATION_ID = 0x56424157
+
+_DB_PREFIX = "demo-world-"
+_DB_SUFFIX = ".sqlite"
+_TEMP_SUFFIX = ".tmp"
+_DIGITS = re.compile(r"[0-9]+")
+_process_lock = threading.Lock()
+
+Converter = Callable[[str], Any]
+
+
+def _invalid(message: str, **detail: Any) -> InputError:
+    return InputError(ErrorCode.WORLD_DATA_INVALID, message, **detail)
+
+
+def packaged_data_dir() -> Traversable:
+    """The ``data/`` folder of this package (works from a checkout, a wheel or an egg)."""
+    return files("vba_assets.worlddata") / "data"
+
+
+def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
+    """The parsed ``manifest.json`` of the packaged data, checked for the expected tables."""
+    source = data_dir or packaged_data_dir()
+    try:
+        manifest = json.loads((source / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise _invalid(f"packaged world data manifest unreadable: {exc}", file=MANIFEST_NAME)
+    tables = manifest.get("tables") if isinstance(manifest, dict) else None
+    expected = {table.name for table in WORLD_TABLES}
+    if not isinstance(tables, dict) or set(tables) != expected:
+        raise _invalid(
+            f"{MANIFEST_NAME} must describe exactly the tables {sorted(expected)}",
+            file=MANIFEST_NAME,
+        )
+    return manifest
+
+
+def _column_converter(column: Column[Any]) -> Converter:
+    """A function that turns one CSV field into the value stored in ``column``."""
+    empty_allowed, empty_value = empty_field_value(column)
+    column_type = column.type
+    if isinstance(column_type, Integer):
+        maximum = int(column.info[INFO_MAX])
+
+        def to_int(field: str) -> Any:
+            if field == "" and empty_allowed:
+                return empty_value
+            if not _DIGITS.fullmatch(field):
+                raise ValueError(f"expected an unsigned integer, got {field[:40]!r}")
+            value = int(field)
+            if value > maximum:
+                raise ValueError(f"{value} exceeds the column maximum {maximum}")
+            return value
+
+        return to_int
+    length = column_type.length if isinstance(column_type, (CHAR, VARCHAR)) else None
+
+    def to_text(field: str) -> Any:
+        if field == "":
+            if not empty_allowed:
+                raise ValueError("empty value in a required column")
+            return empty_value
+        if length is not None and len(field) > length:
+            raise ValueError(f"{len(field)} characters exceed the column length {length}")
+        return field
+
+    return to_text
+
+
+def iter_table_rows(
+    table: Table, data_dir: Traversable | None = None, *, expected_rows: int | None = None
+) -> Iterator[tuple[Any, ...]]:
+    """Yield ``table``'s packaged rows as tuples in column order, converted and checked.
+
+    Raises:
+        InputError: ``WORLD_DATA_INVALID`` for an unreadable file, a wrong header, a bad value or,
+            when ``expected_rows`` is given, a row count that differs from it.
+    """
+    file_name = data_file_name(table)
+    source = (data_dir or packaged_data_dir()) / file_name
+    columns = list(table.columns)
+    converters = [_column_converter(column) for column in columns]
+    header = csv_header(table)
+    count = 0
+    try:
+        with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
+            reader = csv.reader(text, strict=True)
+            first = next(reader, None)
+            if first != header:
+                raise _invalid(
+                    f"{file_name}: header {first!r} is not {header!r}", file=file_name, line=1
+                )
+            for line, fields in enumerate(reader, start=2):
+                if len(fields) != len(columns):
+                    raise _invalid(
+                        f"{file_name}: line {line}: {len(fields)} fields, expected {len(columns)}",
+                        file=file_name,
+                        line=line,
+                    )
+                values = []
+                for column, convert, field in zip(columns, converters, fields, strict=True):
+                    try:
+                        values.append(convert(field))
+                    except ValueError as exc:
+                        raise _invalid(
+                            f"{file_name}: line {line}: column {column.name}: {exc}",
+                            file=file_name,
+                            line=line,
+                            column=column.name,
+                        ) from None
+                count += 1
+                yield tuple(values)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, csv.Error) as exc:
+        raise _invalid(f"{file_name}: unreadable packaged data: {exc}", file=file_name) from None
+    if expected_rows is not None and count != expected_rows:
+        raise _invalid(
+            f"{file_name}: {count} rows, the manifest says {expected_rows}",
+            file=file_name,
+            rows=count,
+            expected=expected_rows,
+        )
+
+
+def data_fingerprint(data_dir: Traversable | None = None) -> str:
+    """sha256 over the builder version, the SQLite DDL and every packaged file's bytes."""
+    source = data_dir or packaged_data_dir()
+    digest = hashlib.sha256()
+    dialect = sqlite_dialect()
+    identity = {
+        "builder_version": BUILDER_VERSION,
+        "ddl": create_table_statements(dialect) + create_index_statements(dialect),
+    }
+    digest.update(json.dumps(identity, sort_keys=True).encode("utf-8"))
+    for name in [MANIFEST_NAME, *(data_file_name(table) for table in WORLD_TABLES)]:
+        try:
+            payload = (source / name).read_bytes()
+        except OSError as exc:
+            raise _invalid(f"packaged world data file missing: {name}: {exc}", file=name) from None
+        digest.update(f"\n{name}\n{len(payload)}\n".encode())
+        digest.update(payload)
+    return digest.hexdigest()
+
+
+def _verify_file_hashes(source: Traversable, manifest: dict[str, Any]) -> None:
+    for name, entry in sorted(manifest["tables"].items()):
+        file_name = f"{name}.csv.gz"
+        actual = hashlib.sha256((source / file_name).read_bytes()).hexdigest()
+        if actual != entry.get("sha256"):
+            raise _invalid(
+                f"{file_name}: sha256 {actual} differs from {MANIFEST_NAME}; "
+                "re-run scripts/derive_world_data.py",
+                file=file_name,
+            )
+
+
+def cache_dir() -> Path:
+    """``$VBA_CACHE_DIR`` if set, else ``~/.cache/vba-assets``."""
+    configured = os.environ.get(CACHE_DIR_ENV, "").strip()
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "vba-assets"
+
+
+def demo_database_path(
+    cache_root: Path | None = None, data_dir: Traversable | None = None
+) -> Path:
+    """Where the demo DB for the current packaged data lives (it may not exist yet)."""
+    root = cache_root if cache_root is not None else cache_dir()
+    digest = data_fingerprint(data_dir)[:16]
+    return root / "worlddata" / f"{_DB_PREFIX}{digest}{_DB_SUFFIX}"
+
+
+def _fsync_path(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _temp_prefix(final: Path) -> str:
+    return f".{final.name}.{socket.gethostname()}.{os.getpid()}."
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_files(final: Path) -> list[Path]:
+    """Delete temp files of ``final`` left by dead builders on this host; return them."""
+    removed: list[Path] = []
+    marker = f".{final.name}."
+    host = socket.gethostname()
+    for candidate in final.parent.glob(f"{marker}*{_TEMP_SUFFIX}"):
+        parts = candidate.name[len(marker) :].rsplit(".", 3)
+        if len(parts) != 4 or parts[0] != host or not parts[1].isdigit():
+            continue
+        if not _pid_alive(int(parts[1])):
+            with contextlib.suppress(FileNotFoundError):
+                candidate.unlink()
+                removed.append(candidate)
+    return removed
+
+
+def _load_sqlite(connection: sqlite3.Connection, source: Traversable, manifest: dict[str, Any]) -> (
+    dict[str, int]
+):
+    dialect = sqlite_dialect()
+    connection.execute("PRAGMA journal_mode = MEMORY")
+    connection.execute("PRAGMA synchronous = OFF")
+    connection.execute(f"PRAGMA application_id = {SQLITE_APPLICATION_ID}")
+    connection.execute(f"PRAGMA user_version = {BUILDER_VERSION}")
+    counts: dict[str, int] = {}
+    connection.execute("BEGIN")
+    for statement in create_table_statements(dialect):
+        connection.execute(statement)
+    for table in WORLD_TABLES:
+        expected = int(manifest["tables"][table.name]["rows"])
+        rows = iter_table_rows(table, source, expected_rows=expected)
+        try:
+            # Sorted by primary key, so B-tree pages fill densely (smaller file, faster load).
+            primary = [list(table.columns).index(column) for column in table.primary_key]
+            ordered = sorted(rows, key=lambda row: tuple(row[i] for i in primary))
+            connection.executemany(insert_statement(table, dialect), ordered)
+        except sqlite3.IntegrityError as exc:
+            raise _invalid(
+                f"{data_file_name(table)}: {exc}", file=data_file_name(table)
+            ) from None
+        counts[table.name] = len(ordered)
+    for statement in create_index_statements(dialect):
+        connection.execute(statement)
+    connection.execute("COMMIT")
+    return counts
+
+
+def build_sqlite(path: Path | str, *, data_dir: Traversable | None = None) -> dict[str, int]:
+    """Build the demo DB from the packaged data and atomically publish it at ``path``.
+
+    The database is written to a temp file next to ``path``, fsynced, made read-only and moved into
+    place with :func:`os.replace`. An existing file at ``path`` is replaced atomically.
+
+    Returns:
+        Row counts per table.
+
+    Raises:
+        InputError: ``WORLD_DATA_INVALID`` when the packaged data is corrupt or inconsistent.
+    """
+    final = Path(path)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    source = data_dir or packaged_data_dir()
+    manifest = load_manifest(source)
+    _verify_file_hashes(source, manifest)
+    fd, temp_name = tempfile.mkstemp(
+        prefix=_temp_prefix(final), suffix=_TEMP_SUFFIX, dir=final.parent
+    )
+    os.close(fd)
+    temp = Path(temp_name)
+    try:
+        connection = sqlite3.connect(temp, isolation_level=None)
+        try:
+            counts = _load_sqlite(connection, source, manifest)
+        finally:
+            connection.close()
+        _fsync_path(temp)
+        temp.chmod(0o444)
+        os.replace(temp, final)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        raise
+    _fsync_path(final.parent)
+    return counts
+
+
+@contextlib.contextmanager
+def _build_lock(directory: Path) -> Iterator[None]:
+    """Serialize builders across threads and (where ``fcntl`` exists) processes."""
+    with _process_lock, open(directory / ".build.lock", "a+b") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - non-POSIX: the atomic publish still holds
+            yield
+            return
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def ensure_demo_database(
+    *, cache_root: Path | None = None, data_dir: Traversable | None = None
+) -> Path:
+    """Return the path of the demo SQLite DB, building it first if it does not exist yet.
+
+    Args:
+        cache_root: Cache directory; default ``$VBA_CACHE_DIR``, else ``~/.cache/vba-assets``.
+        data_dir: Packaged data folder; default this package's ``data/``.
+
+    Raises:
+        ConfigError: ``CONFIG_INVALID`` when the cache directory cannot be created.
+        InputError: ``WORLD_DATA_INVALID`` when the packaged data is corrupt.
+    """
+    final = demo_database_path(cache_root, data_dir)
+    if final.is_file():
+        return final
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"cannot create the world data cache directory {final.parent}: {exc.strerror}; "
+            f"set {CACHE_DIR_ENV} to a writable directory",
+            key=CACHE_DIR_ENV,
+        ) from None
+    with _build_lock(final.parent):
+        remove_stale_temp_files(final)
+        if not final.is_file():
+            build_sqlite(final, data_dir=data_dir)
+    return final
+

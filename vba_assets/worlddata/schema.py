@@ -1,0 +1,205 @@
+"""Table definitions of the demo world database, shared by SQLite and MariaDB.
+
+One SQLAlchemy Core :class:`~sqlalchemy.MetaData` describes every table the packaged data fills.
+The shapes follow AzerothCore's world DB (``../shared/data/azerothcore/SCHEMA.md``) for the columns
+that are shipped; columns AzerothCore has but the demo data does not are simply absent.
+
+* ``creature_template``: ``entry`` INT UNSIGNED PK, ``name`` CHAR(100) NOT NULL, ``subname``
+  CHAR(100) NULL, ``minlevel``/``maxlevel``/``rank`` TINYINT UNSIGNED, ``faction`` SMALLINT
+  UNSIGNED, ``npcflag`` INT UNSIGNED; ``KEY idx_name (name)``.
+* ``creature_template_locale``: ``entry``, ``locale`` VARCHAR(4), ``Name``/``Title`` TEXT NULL;
+  PK (entry, locale). ``VerifiedBuild`` is not shipped.
+* ``creature_queststarter`` / ``creature_questender``: ``id``, ``quest``; PK (id, quest).
+* ``creature_spawn_markers``: **not an AzerothCore table**. Per (entry, zone_id) the number of map
+  markers the Questie addon lists; it is not a count of ``creature`` spawn rows (guids).
+
+On MariaDB/MySQL every table is InnoDB with ``utf8mb4`` / ``utf8mb4_unicode_ci`` like AzerothCore,
+and integers are unsigned. On SQLite the integers are plain ``INTEGER`` (so ``entry`` is the rowid)
+and the tables with a composite key are ``WITHOUT ROWID``.
+
+How an empty CSV field is stored is declared per column in ``Column.info`` (read by
+:func:`empty_field_value`): nullable text columns store NULL (the source cannot tell nil from
+``''``), ``faction`` stores 0 (no source row has faction 0, so 0 means "not given by the source"),
+and a required column rejects an empty field.
+"""
+
+from typing import Any
+
+from sqlalchemy import (
+    CHAR,
+    VARCHAR,
+    Column,
+    Dialect,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    create_mock_engine,
+)
+from sqlalchemy.dialects import mysql, sqlite
+from sqlalchemy.schema import CreateIndex, CreateTable
+from sqlalchemy.types import TypeEngine
+
+#: Dialect names the MySQL-family variants apply to (SQLAlchemy names MariaDB ``mariadb``).
+_MYSQL_FAMILY = ("mysql", "mariadb")
+
+#: ``Column.info`` key: value stored for an empty CSV field (absent means "empty is an error").
+INFO_EMPTY = "csv_empty"
+#: ``Column.info`` key: largest allowed integer (the unsigned MySQL type's maximum).
+INFO_MAX = "max"
+
+_TINYINT_UNSIGNED_MAX = 255
+_SMALLINT_UNSIGNED_MAX = 65_535
+_INT_UNSIGNED_MAX = 4_294_967_295
+
+_NULL_IF_EMPTY: dict[str, Any] = {INFO_EMPTY: None}
+
+_TABLE_OPTIONS: dict[str, Any] = {
+    f"{prefix}_{option}": value
+    for prefix in _MYSQL_FAMILY
+    for option, value in (
+        ("engine", "InnoDB"),
+        ("charset", "utf8mb4"),
+        ("collate", "utf8mb4_unicode_ci"),
+    )
+}
+_COMPOSITE_KEY_OPTIONS: dict[str, Any] = {**_TABLE_OPTIONS, "sqlite_with_rowid": False}
+
+
+def _unsigned(mysql_type: type[mysql.INTEGER] | type[mysql.SMALLINT] | type[mysql.TINYINT]) -> (
+    TypeEngine[int]
+):
+    """``INTEGER`` everywhere, the given unsigned type on MariaDB/MySQL."""
+    return Integer().with_variant(mysql_type(unsigned=True), *_MYSQL_FAMILY)
+
+
+def _uint(name: str, mysql_type: Any, maximum: int, **kwargs: Any) -> Column[int]:
+    info = {INFO_MAX: maximum, **kwargs.pop("info", {})}
+    return Column(
+        name, _unsigned(mysql_type), nullable=False, autoincrement=False, info=info, **kwargs
+    )
+
+
+metadata = MetaData()
+
+creature_template = Table(
+    "creature_template",
+    metadata,
+    _uint("entry", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    # NOT NULL like AzerothCore: the 3 source rows with an empty name store ''.
+    Column("name", CHAR(100), nullable=False, info={INFO_EMPTY: ""}),
+    Column("subname", CHAR(100), nullable=True, info=_NULL_IF_EMPTY),
+    _uint("minlevel", mysql.TINYINT, _TINYINT_UNSIGNED_MAX),
+    _uint("maxlevel", mysql.TINYINT, _TINYINT_UNSIGNED_MAX),
+    _uint("rank", mysql.TINYINT, _TINYINT_UNSIGNED_MAX),
+    # 9 source rows have no faction; they store 0, a value no other source row has.
+    _uint("faction", mysql.SMALLINT, _SMALLINT_UNSIGNED_MAX, info={INFO_EMPTY: 0}),
+    _uint("npcflag", mysql.INTEGER, _INT_UNSIGNED_MAX),
+    Index("idx_name", "name"),
+    comment="Creature System (demo subset of the AzerothCore columns)",
+    **_TABLE_OPTIONS,
+)
+
+creature_template_locale = Table(
+    "creature_template_locale",
+    metadata,
+    _uint("entry", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    Column("locale", VARCHAR(4), primary_key=True, nullable=False),
+    Column("Name", Text, nullable=True, info=_NULL_IF_EMPTY),
+    Column("Title", Text, nullable=True, info=_NULL_IF_EMPTY),
+    **_COMPOSITE_KEY_OPTIONS,
+)
+
+creature_queststarter = Table(
+    "creature_queststarter",
+    metadata,
+    _uint("id", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    _uint("quest", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    comment="Creature System",
+    **_COMPOSITE_KEY_OPTIONS,
+)
+
+creature_questender = Table(
+    "creature_questender",
+    metadata,
+    _uint("id", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    _uint("quest", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    comment="Creature System",
+    **_COMPOSITE_KEY_OPTIONS,
+)
+
+creature_spawn_markers = Table(
+    "creature_spawn_markers",
+    metadata,
+    _uint("entry", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    _uint("zone_id", mysql.SMALLINT, _SMALLINT_UNSIGNED_MAX, primary_key=True),
+    _uint("marker_count", mysql.INTEGER, _INT_UNSIGNED_MAX),
+    comment="Not AzerothCore: Questie addon map markers per zone, not creature spawn rows",
+    **_COMPOSITE_KEY_OPTIONS,
+)
+
+#: Every table, in load order. Each is filled from ``data/<table name>.csv.gz``.
+WORLD_TABLES: tuple[Table, ...] = (
+    creature_template,
+    creature_template_locale,
+    creature_queststarter,
+    creature_questender,
+    creature_spawn_markers,
+)
+
+#: Table names in load order (the allowlist of the demo DB is exactly these).
+WORLD_TABLE_NAMES: tuple[str, ...] = tuple(table.name for table in WORLD_TABLES)
+
+
+def data_file_name(table: Table) -> str:
+    """The packaged file that holds ``table``'s rows (header = column names, in order)."""
+    return f"{table.name}.csv.gz"
+
+
+def csv_header(table: Table) -> list[str]:
+    """The exact header row of ``table``'s packaged CSV."""
+    return [column.name for column in table.columns]
+
+
+def empty_field_value(column: Column[Any]) -> tuple[bool, Any]:
+    """``(allowed, value)`` for an empty CSV field in ``column``."""
+    if INFO_EMPTY in column.info:
+        return True, column.info[INFO_EMPTY]
+    return False, None
+
+
+def sqlite_dialect() -> Dialect:
+    """The SQLite dialect the embedded demo DB is built with."""
+    return sqlite.dialect()
+
+
+def mariadb_dialect() -> Dialect:
+    """The MariaDB (PyMySQL) dialect, for compiling DDL without a live engine."""
+    return create_mock_engine("mariadb+pymysql://", lambda *args, **kwargs: None).dialect
+
+
+def create_table_statements(dialect: Dialect) -> list[str]:
+    """``CREATE TABLE`` statements (without secondary indexes) for every world table."""
+    return [str(CreateTable(table).compile(dialect=dialect)).strip() for table in WORLD_TABLES]
+
+
+def create_index_statements(dialect: Dialect) -> list[str]:
+    """``CREATE INDEX`` statements, to run after the bulk load."""
+    return [
+        str(CreateIndex(index).compile(dialect=dialect)).strip()
+        for table in WORLD_TABLES
+        for index in sorted(table.indexes, key=lambda index: str(index.name))
+    ]
+
+
+def insert_statement(table: Table, dialect: Dialect) -> str:
+    """A positional ``INSERT`` of every column of ``table``, in column order.
+
+    Identifiers come from this module only and are always quoted; values are bound parameters.
+    """
+    quote = dialect.identifier_preparer.quote_identifier
+    columns = ", ".join(quote(column.name) for column in table.columns)
+    marker = "?" if dialect.paramstyle == "qmark" else "%s"
+    placeholders = ", ".join(marker for _ in table.columns)
+    return f"INSERT INTO {quote(table.name)} ({columns}) VALUES ({placeholders})"
