@@ -12,7 +12,6 @@ import dagster as dg
 
 from resources.dagster_resources import ProjectResource, WorldDatabaseResource
 from vba_assets.defs.case_asset import case
-from vba_assets.defs.partitions import case_revision_partitions
 from vba_assets.defs.sensors import build_inbox_sensor
 
 project_config_path = os.environ.get("VBA_PROJECT_CONFIG", "")
@@ -20,7 +19,6 @@ project_config_path = os.environ.get("VBA_PROJECT_CONFIG", "")
 interpret_cases_job = dg.define_asset_job(
     "interpret_cases",
     selection=dg.AssetSelection.assets(case),
-    partitions_def=case_revision_partitions,
     description="Materialize the case interpretation assets of one case x revision partition.",
 )
 

@@ -5,8 +5,10 @@ from typing import Any
 import dagster as dg
 
 from resources.dagster_resources import ProjectResource
+from vba_assets.defs.failures import as_dagster_failure
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
 from vba_assets.defs.previews import case_preview_markdown
+from vba_assets.store import sha256_hex
 
 CASE_CHECK_SOURCES = "case_sources_readable"
 
@@ -28,12 +30,13 @@ CASE_CHECK_SOURCES = "case_sources_readable"
     ],
 )
 def case(context: dg.AssetExecutionContext, project: ProjectResource) -> dg.MaterializeResult:
-    case_id, revision = parse_partition_key(context.partition_key)
-    package = project.workspace().case(case_id)
-    case_bytes = package.read_bytes("case.json")
-    case_doc: dict[str, Any] = package.read_json("case.json")  # verifies canonical form
-    ref_sha = _sha(case_bytes)
-    recorded = package.read_json("package.json").get("case_json_sha256")
+    with as_dagster_failure():
+        case_id, revision = parse_partition_key(context.partition_key)
+        package = project.workspace().case(case_id)
+        case_bytes = package.read_bytes("case.json")
+        case_doc: dict[str, Any] = package.read_json("case.json")  # verifies canonical form
+        recorded = package.read_json("package.json").get("case_json_sha256")
+    ref_sha = sha256_hex(case_bytes)
     readable = [s["alias"] for s in case_doc.get("sources", []) if s.get("readable")]
     problems = []
     if recorded != ref_sha:
@@ -60,9 +63,3 @@ def case(context: dg.AssetExecutionContext, project: ProjectResource) -> dg.Mate
             )
         ],
     )
-
-
-def _sha(data: bytes) -> str:
-    from vba_assets.store import sha256_hex
-
-    return sha256_hex(data)

@@ -1,6 +1,9 @@
 """The inbox sensor: reports dropped into ``<workspace>/inbox/`` become case partitions."""
 
 import dagster as dg
+from dagster._core.definitions.unresolved_asset_job_definition import (
+    UnresolvedAssetJobDefinition,
+)
 
 from resources.dagster_resources import ProjectResource
 from vba_assets.defs.partitions import (
@@ -14,7 +17,7 @@ from vba_assets.intake import import_inbox
 FIRST_REVISION = "0001"
 
 
-def build_inbox_sensor(job: dg.UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
+def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
     """A sensor that imports the inbox, registers new cases and requests their first run."""
 
     @dg.sensor(
