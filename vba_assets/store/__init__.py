@@ -1,1 +1,45 @@
-"""The case-package artifact store (ARCHITECTURE 4). Pure Python, no Dagster import."""
+"""The case-package artifact store (ARCHITECTURE 4). Pure Python, no Dagster import.
+
+* :mod:`.canonical`: RFC 8785 canonical JSON and the sha256 built on it;
+* :mod:`.atomic`: atomic, append-only file publication (temp file, fsync, ``link``);
+* :mod:`.paths`: relpath validation and confinement to the package;
+* :mod:`.lock`: the per (case, revision) writer lock (``flock``, fails fast, recovered on kill);
+* :mod:`.events`: the append-only ``events.jsonl`` lifecycle log;
+* :mod:`.verify`: offline package verification;
+* :mod:`.package`: :class:`Workspace` and :class:`CasePackage`, the API the assets use.
+"""
+
+from vba_assets.store.atomic import publish_bytes
+from vba_assets.store.canonical import (
+    canonical_bytes,
+    content_hash,
+    parse_canonical,
+    sha256_hex,
+    to_json_value,
+)
+from vba_assets.store.events import EVENTS_FILE, format_timestamp, utc_now
+from vba_assets.store.lock import LOCK_FILE, LockHolder, RevisionLock
+from vba_assets.store.package import INTERPRETATIONS_DIR, ArtifactRef, CasePackage, Workspace
+from vba_assets.store.paths import validate_relpath
+from vba_assets.store.verify import Finding
+
+__all__ = [
+    "EVENTS_FILE",
+    "INTERPRETATIONS_DIR",
+    "LOCK_FILE",
+    "ArtifactRef",
+    "CasePackage",
+    "Finding",
+    "LockHolder",
+    "RevisionLock",
+    "Workspace",
+    "canonical_bytes",
+    "content_hash",
+    "format_timestamp",
+    "parse_canonical",
+    "publish_bytes",
+    "sha256_hex",
+    "to_json_value",
+    "utc_now",
+    "validate_relpath",
+]

@@ -83,7 +83,9 @@ def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
     try:
         manifest = json.loads((source / MANIFEST_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise _invalid(f"packaged world data manifest unreadable: {exc}", file=MANIFEST_NAME)
+        raise _invalid(
+            f"packaged world data manifest unreadable: {exc}", file=MANIFEST_NAME
+        ) from None
     tables = manifest.get("tables") if isinstance(manifest, dict) else None
     expected = {table.name for table in WORLD_TABLES}
     if not isinstance(tables, dict) or set(tables) != expected:
@@ -94,7 +96,7 @@ def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
     return manifest
 
 
-def _column_converter(column: Column[Any]) -> Converter:
+def column_converter(column: Column[Any]) -> Converter:
     """A function that turns one CSV field into the value stored in ``column``."""
     empty_allowed, empty_value = empty_field_value(column)
     column_type = column.type
@@ -138,7 +140,7 @@ def iter_table_rows(
     file_name = data_file_name(table)
     source = (data_dir or packaged_data_dir()) / file_name
     columns = list(table.columns)
-    converters = [_column_converter(column) for column in columns]
+    converters = [column_converter(column) for column in columns]
     header = csv_header(table)
     count = 0
     try:
@@ -201,10 +203,10 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
 
 
 def _verify_file_hashes(source: Traversable, manifest: dict[str, Any]) -> None:
-    for name, entry in sorted(manifest["tables"].items()):
-        file_name = f"{name}.csv.gz"
+    for table in WORLD_TABLES:
+        file_name = data_file_name(table)
         actual = hashlib.sha256((source / file_name).read_bytes()).hexdigest()
-        if actual != entry.get("sha256"):
+        if actual != manifest["tables"][table.name].get("sha256"):
             raise _invalid(
                 f"{file_name}: sha256 {actual} differs from {MANIFEST_NAME}; "
                 "re-run scripts/derive_world_data.py",
@@ -218,9 +220,7 @@ def cache_dir() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".cache" / "vba-assets"
 
 
-def demo_database_path(
-    cache_root: Path | None = None, data_dir: Traversable | None = None
-) -> Path:
+def demo_database_path(cache_root: Path | None = None, data_dir: Traversable | None = None) -> Path:
     """Where the demo DB for the current packaged data lives (it may not exist yet)."""
     root = cache_root if cache_root is not None else cache_dir()
     digest = data_fingerprint(data_dir)[:16]
@@ -265,9 +265,9 @@ def remove_stale_temp_files(final: Path) -> list[Path]:
     return removed
 
 
-def _load_sqlite(connection: sqlite3.Connection, source: Traversable, manifest: dict[str, Any]) -> (
-    dict[str, int]
-):
+def _load_sqlite(
+    connection: sqlite3.Connection, source: Traversable, manifest: dict[str, Any]
+) -> dict[str, int]:
     dialect = sqlite_dialect()
     connection.execute("PRAGMA journal_mode = MEMORY")
     connection.execute("PRAGMA synchronous = OFF")
@@ -281,15 +281,16 @@ def _load_sqlite(connection: sqlite3.Connection, source: Traversable, manifest: 
         expected = int(manifest["tables"][table.name]["rows"])
         rows = iter_table_rows(table, source, expected_rows=expected)
         try:
-            # Sorted by primary key, so B-tree pages fill densely (smaller file, faster load).
-            primary = [list(table.columns).index(column) for column in table.primary_key]
-            ordered = sorted(rows, key=lambda row: tuple(row[i] for i in primary))
-            connection.executemany(insert_statement(table, dialect), ordered)
+            connection.executemany(insert_statement(table, dialect), rows)
         except sqlite3.IntegrityError as exc:
+            raise _invalid(f"{data_file_name(table)}: {exc}", file=data_file_name(table)) from None
+        quoted = dialect.identifier_preparer.quote_identifier(table.name)
+        counts[table.name] = int(connection.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()[0])
+        if counts[table.name] != expected:
             raise _invalid(
-                f"{data_file_name(table)}: {exc}", file=data_file_name(table)
-            ) from None
-        counts[table.name] = len(ordered)
+                f"{data_file_name(table)}: {counts[table.name]} rows stored, expected {expected}",
+                file=data_file_name(table),
+            )
     for statement in create_index_statements(dialect):
         connection.execute(statement)
     connection.execute("COMMIT")
@@ -381,4 +382,3 @@ def ensure_demo_database(
         if not final.is_file():
             build_sqlite(final, data_dir=data_dir)
     return final
-

@@ -67,9 +67,9 @@ _TABLE_OPTIONS: dict[str, Any] = {
 _COMPOSITE_KEY_OPTIONS: dict[str, Any] = {**_TABLE_OPTIONS, "sqlite_with_rowid": False}
 
 
-def _unsigned(mysql_type: type[mysql.INTEGER] | type[mysql.SMALLINT] | type[mysql.TINYINT]) -> (
-    TypeEngine[int]
-):
+def _unsigned(
+    mysql_type: type[mysql.INTEGER] | type[mysql.SMALLINT] | type[mysql.TINYINT],
+) -> TypeEngine[int]:
     """``INTEGER`` everywhere, the given unsigned type on MariaDB/MySQL."""
     return Integer().with_variant(mysql_type(unsigned=True), *_MYSQL_FAMILY)
 

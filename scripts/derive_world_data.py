@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Derive the packaged demo world data from the reference data in ``../shared/data``.
+
+Reads the full Questie-X-WotLKDB creature catalog (``wotlk/``) and the complete AzerothCore quest
+giver tables (``azerothcore/``), checks them, and writes to ``vba_assets/worlddata/data/``:
+
+* one ``<table>.csv.gz`` per table of :mod:`vba_assets.worlddata.schema` (header = column names),
+* ``manifest.json`` (rows, bytes, sha256, columns and source file of each), and
+* ``SOURCES.md`` (provenance, licenses, counts, transformations, limits).
+
+The output is deterministic: rows sorted, one fixed CSV dialect (comma, ``\\n`` line ends, minimal
+quoting), gzip level 9 with mtime 0 and no file name. Re-running it gives identical bytes (with the
+same zlib). ``--check`` compares instead of writing and exits 1 when anything differs.
+
+Usage: ``.venv/bin/python scripts/derive_world_data.py [--source DIR] [--output DIR] [--check]``
+"""
+
+import argparse
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Table
+
+from vba_assets.worlddata.build import MANIFEST_NAME, column_converter
+from vba_assets.worlddata.schema import (
+    WORLD_TABLES,
+    creature_questender,
+    creature_queststarter,
+    creature_spawn_markers,
+    creature_template,
+    creature_template_locale,
+    csv_header,
+    data_file_name,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "data"
+DEFAULT_OUTPUT = REPO_ROOT / "vba_assets" / "worlddata" / "data"
+LOCALE_ORDER = ("deDE", "esES", "esMX", "frFR", "koKR", "ptBR", "ruRU", "zhCN", "zhTW")
+
+Row = list[str]
+
+
+class SourceError(Exception):
+    """The reference data is not what this script was written against."""
+
+
+class Derivation:
+    """How one packaged table is made from one source CSV."""
+
+    def __init__(
+        self,
+        table: Table,
+        source: str,
+        source_columns: Sequence[str],
+        expected_rows: int,
+        sort_key: Callable[[Row], Any],
+        sort_doc: str,
+    ) -> None:
+        self.table = table
+        self.source = source
+        self.source_columns = list(source_columns)
+        self.expected_rows = expected_rows
+        self.sort_key = sort_key
+        self.sort_doc = sort_doc
+
+
+def _int_key(*indexes: int) -> Callable[[Row], tuple[int, ...]]:
+    return lambda row: tuple(int(row[i]) for i in indexes)
+
+
+def _locale_key(row: Row) -> tuple[int, int]:
+    # Locale first: rows of one language sit together, which gzip compresses ~7% better.
+    return (LOCALE_ORDER.index(row[1]), int(row[0]))
+
+
+DERIVATIONS = (
+    Derivation(
+        creature_template,
+        "wotlk/creature_template.csv",
+        ["entry", "name", "subname", "minlevel", "maxlevel", "rank", "faction", "npcflag"],
+        29_601,
+        _int_key(0),
+        "entry",
+    ),
+    Derivation(
+        creature_template_locale,
+        "wotlk/creature_template_locale.csv",
+        ["entry", "locale", "Name", "Title"],
+        238_050,
+        _locale_key,
+        f"locale ({' '.join(LOCALE_ORDER)}), then entry",
+    ),
+    Derivation(
+        creature_queststarter,
+        "azerothcore/creature_queststarter.csv",
+        ["id", "quest"],
+        7_496,
+        _int_key(0, 1),
+        "id, quest",
+    ),
+    Derivation(
+        creature_questender,
+        "azerothcore/creature_questender.csv",
+        ["id", "quest"],
+        7_896,
+        _int_key(0, 1),
+        "id, quest",
+    ),
+    Derivation(
+        creature_spawn_markers,
+        "wotlk/creature_spawns.csv",
+        ["entry", "zone_id", "spawn_count"],
+        19_117,
+        _int_key(0, 1),
+        "entry, zone_id",
+    ),
+)
+
+
+def read_source(source_dir: Path, derivation: Derivation) -> tuple[list[Row], str]:
+    """The selected columns of every source row, checked, plus the source file's sha256."""
+    path = source_dir / derivation.source
+    try:
+        payload = path.read_bytes()
+    except OSError as exc:
+        raise SourceError(f"{path}: {exc.strerror}") from None
+    reader = csv.reader(io.StringIO(payload.decode("utf-8"), newline=""), strict=True)
+    header = next(reader)
+    missing = [name for name in derivation.source_columns if name not in header]
+    if missing:
+        raise SourceError(f"{path}: missing columns {missing}; header is {header}")
+    picks = [header.index(name) for name in derivation.source_columns]
+    converters = [column_converter(column) for column in derivation.table.columns]
+    rows: list[Row] = []
+    for line, fields in enumerate(reader, start=2):
+        if len(fields) != len(header):
+            raise SourceError(
+                f"{path}: line {line}: {len(fields)} fields, header has {len(header)}"
+            )
+        row = [fields[i] for i in picks]
+        for column, convert, value in zip(derivation.table.columns, converters, row, strict=True):
+            try:
+                convert(value)
+            except ValueError as exc:
+                raise SourceError(f"{path}: line {line}: {column.name}: {exc}") from None
+        rows.append(row)
+    if len(rows) != derivation.expected_rows:
+        raise SourceError(f"{path}: {len(rows)} rows, expected {derivation.expected_rows}")
+    key_width = len(derivation.table.primary_key.columns)
+    keys = {tuple(row[:key_width]) for row in rows}
+    if len(keys) != len(rows):
+        raise SourceError(f"{path}: duplicate primary key values")
+    return rows, hashlib.sha256(payload).hexdigest()
+
+
+def encode_table(table: Table, rows: list[Row]) -> bytes:
+    """The deterministic gzip CSV bytes of ``rows`` (already sorted)."""
+    text = io.StringIO(newline="")
+    writer = csv.writer(text, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(csv_header(table))
+    writer.writerows(rows)
+    raw = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=9, mtime=0) as zipped:
+        zipped.write(text.getvalue().encode("utf-8"))
+    return raw.getvalue()
+
+
+def check_references(tables: dict[str, list[Row]]) -> None:
+    """Every creature id in the other tables exists in creature_template; no faction is 0."""
+    entries = {row[0] for row in tables[creature_template.name]}
+    if any(row[6] == "0" for row in tables[creature_template.name]):
+        raise SourceError("a source faction is 0: storing an empty faction as 0 would be ambiguous")
+    for name, rows in tables.items():
+        orphans = sorted({row[0] for row in rows} - entries, key=int)
+        if orphans:
+            raise SourceError(f"{name}: {len(orphans)} ids not in creature_template: {orphans[:5]}")
+
+
+def derive(source_dir: Path) -> dict[str, bytes]:
+    """All output files (name -> bytes), computed in memory."""
+    tables: dict[str, list[Row]] = {}
+    manifest_tables: dict[str, Any] = {}
+    outputs: dict[str, bytes] = {}
+    for derivation in DERIVATIONS:
+        rows, source_sha = read_source(source_dir, derivation)
+        rows.sort(key=derivation.sort_key)
+        tables[derivation.table.name] = rows
+        payload = encode_table(derivation.table, rows)
+        outputs[data_file_name(derivation.table)] = payload
+        manifest_tables[derivation.table.name] = {
+            "file": data_file_name(derivation.table),
+            "rows": len(rows),
+            "bytes": len(payload),
+            "sha256": hashlib.sha256(payload).hexdigest(),
+            "columns": csv_header(derivation.table),
+            "sorted_by": derivation.sort_doc,
+            "source_file": derivation.source,
+            "source_columns": derivation.source_columns,
+            "source_sha256": source_sha,
+        }
+    check_references(tables)
+    if set(manifest_tables) != {table.name for table in WORLD_TABLES}:
+        raise SourceError("the derivations do not cover every table of the schema")
+    manifest = {"format": 1, "tables": manifest_tables}
+    outputs[MANIFEST_NAME] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    outputs["SOURCES.md"] = render_sources(manifest, tables).encode("utf-8")
+    return outputs
+
+
+def render_sources(manifest: dict[str, Any], tables: dict[str, list[Row]]) -> str:
+    """SOURCES.md, with the counts of this derivation filled in."""
+    info = manifest["tables"]
+    total = sum(entry["bytes"] for entry in info.values())
+    template_rows = tables[creature_template.name]
+    locale_rows = tables[creature_template_locale.name]
+    empty_name = sum(1 for row in template_rows if row[1] == "")
+    empty_subname = sum(1 for row in template_rows if row[2] == "")
+    empty_faction = sorted((row[0] for row in template_rows if row[6] == ""), key=int)
+    empty_title = sum(1 for row in locale_rows if row[3] == "")
+    empty_locale_name = sum(1 for row in locale_rows if row[2] == "")
+    no_locale = len({row[0] for row in template_rows} - {row[0] for row in locale_rows})
+    lines = [
+        f"| `{entry['file']}` | `{name}` | {entry['rows']:,} | {entry['bytes']:,} "
+        f"| `{entry['source_file']}` | {entry['sorted_by']} |"
+        for name, entry in info.items()
+    ]
+    return SOURCES_TEMPLATE.format(
+        table_lines="\n".join(lines),
+        total_bytes=f"{total:,}",
+        total_mib=f"{total / 1048576:.2f}",
+        empty_name=empty_name,
+        empty_subname=f"{empty_subname:,}",
+        empty_faction=", ".join(empty_faction),
+        empty_faction_count=len(empty_faction),
+        empty_title=f"{empty_title:,}",
+        no_locale=f"{no_locale:,}",
+        empty_locale_name=f"{empty_locale_name:,}",
+    )
+
+
+SOURCES_TEMPLATE = """\
+# Packaged demo world data: sources, licenses, transformations
+
+Generated by `scripts/derive_world_data.py`; do not edit by hand. The embedded demo database
+(`vba_assets.worlddata.ensure_demo_database()`) is built from these files on first use. The tables
+are defined in `vba_assets/worlddata/schema.py` (shared by SQLite and MariaDB).
+
+## Files
+
+| file | table | rows | bytes | derived from (`../shared/data/...`) | row order |
+|---|---|---:|---:|---|---|
+{table_lines}
+
+Total: {total_bytes} bytes ({total_mib} MiB). `manifest.json` pins the rows, bytes, sha256 and
+columns of every file and the sha256 of its source file; the builder refuses files that do not
+match it.
+
+## Sources and licenses (as the sources state them)
+
+* `creature_template`, `creature_template_locale`, `creature_spawn_markers`: derived from the NPC
+  tables of the World of Warcraft addon database **`Xurkon/Questie-X-WotLKDB`** (public GitHub),
+  commit `135e6590c8d2851506ef132153b6d5fb5ef334c4` (tag `v1.4.8`), via the CSVs in
+  `../shared/data/wotlk/` (see its `SOURCE.md`). License: that repository's `README.md` ends with a
+  "License" section that says **"MIT License"**; the tree has no `LICENSE` file, and the `.toc`
+  names "Questie Team" as author. The license of the upstream Questie project was not checked.
+* `creature_queststarter`, `creature_questender`: the complete ACDB 12.0.1 base tables of
+  **`azerothcore/azerothcore-wotlk`**, commit `abbd552ce578a55e5f89b63be572be933bf9a5ef`
+  (`data/sql/base/db_world/creature_queststarter.sql` / `creature_questender.sql`), via
+  `../shared/data/azerothcore/`. License: the repository's `LICENSE` is the **GNU Affero General
+  Public License v3 (AGPL-3.0)**.
+
+## CSV format
+
+UTF-8 without BOM, comma separator, `\\n` line ends, fields quoted only when needed (`"` doubled),
+header row = the DB column names in table order, gzip level 9 with mtime 0 and no stored file name.
+All numbers are unsigned integers. An empty field is stored as declared per column in `schema.py`.
+
+## What was transformed
+
+* `creature_template`: columns `entry, name, subname, minlevel, maxlevel, rank, faction, npcflag` of
+  all rows. Dropped: `friendly_to` (a Questie-only summary, not an AzerothCore column).
+* `creature_template_locale`: every row of all 9 locales (`deDE esES esMX frFR koKR ptBR ruRU zhCN
+  zhTW`), columns unchanged. `ptBR` is kept although AzerothCore's 3.3.5 table has no `ptBR`.
+* `creature_spawn_markers`: `wotlk/creature_spawns.csv` with `spawn_count` renamed `marker_count`.
+  This is **not an AzerothCore table**: it counts the addon's map markers per (entry, zone),
+  including `{{-1,-1}}` "somewhere in this instance" placeholders and repeated pairs. It is not a
+  count of `creature` spawn rows (guids), and zone ids follow Questie (an instance is sometimes
+  filed under its own zone id).
+* `creature_queststarter`, `creature_questender`: unchanged (`id, quest`).
+* Rows are re-sorted (see the table above); values are otherwise byte-for-byte the source's.
+
+### Empty fields (the Questie source cannot tell nil from `''`)
+
+* `creature_template.name`: {empty_name} rows are empty; stored as `''` (the column is NOT NULL like
+  AzerothCore's).
+* `creature_template.subname`: {empty_subname} rows are empty; stored as **NULL**.
+* `creature_template.faction`: {empty_faction_count} rows are empty (re-assigned records whose
+  factionID is nil: ids {empty_faction}); stored as **0**, like AzerothCore's NOT NULL default.
+  No other source row has faction 0 (the script checks this), so 0 means "not given by the source".
+* `creature_template_locale.Title`: {empty_title} rows are empty; stored as **NULL**.
+  {empty_locale_name} `Name` fields are empty (an empty `Name` would be stored as NULL).
+
+## Known limits
+
+* Addon data, not a server database: names agree with AzerothCore in every row that could be
+  compared, but levels, factions and flags can differ (Questie often has faction 35 and level 1
+  where AzerothCore has real values), and some AzerothCore ids are missing (for example 24617 and
+  24620).
+  The addon's run-time corrections (`Database/Corrections/*.lua`) are not applied.
+* Locale names can differ from AzerothCore's in characters (zhTW uses U+00B7 where AzerothCore uses
+  U+2027; frFR apostrophes). {no_locale} creatures have no locale row at all (English only).
+* Quest links come from AzerothCore only; no `quest_template` is shipped (quest ids are bare
+  numbers, without titles).
+* Every creature id in the locale, quest and marker tables exists in `creature_template` (the
+  script checks this).
+* Text comparison depends on the backend: the SQLite demo DB uses BINARY collation (its `LIKE`
+  folds ASCII case only); MariaDB uses `utf8mb4_unicode_ci` (case and accent insensitive).
+* The demo DB is a demonstration catalog. A miss in it never proves that an entity is absent from a
+  running server.
+
+## How to regenerate
+
+```
+.venv/bin/python scripts/derive_world_data.py            # writes this folder
+.venv/bin/python scripts/derive_world_data.py --check    # exit 1 if anything here differs
+```
+
+It reads `../shared/data` relative to the repository (override with `--source`). Changing the data
+or the schema changes the demo DB's file name, so the next use builds a fresh database.
+"""
+
+
+def write_atomically(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` via a fsynced temp file and ``os.replace``."""
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="reference data dir")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="packaged data dir")
+    parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = parser.parse_args(argv)
+    try:
+        outputs = derive(args.source)
+    except (SourceError, UnicodeDecodeError, csv.Error) as exc:
+        print(f"derive_world_data: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        stale = [
+            name
+            for name, payload in outputs.items()
+            if not (args.output / name).is_file() or (args.output / name).read_bytes() != payload
+        ]
+        for name in stale:
+            print(f"differs: {args.output / name}", file=sys.stderr)
+        print("up to date" if not stale else f"{len(stale)} file(s) differ")
+        return 1 if stale else 0
+    args.output.mkdir(parents=True, exist_ok=True)
+    for name, payload in outputs.items():
+        write_atomically(args.output / name, payload)
+        print(f"{len(payload):>10,}  {args.output / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""Atomic, append-only publication of files (ARCHITECTURE 4).
+
+:func:`publish_bytes` writes ``.<name>.tmp-<pid>-<random>`` in the target directory, fsyncs it, then
+hard-links it to the final name with :func:`os.link`, which fails if the name exists: two racing
+writers cannot overwrite each other and no reader ever sees a partial file under the final name. The
+temp name is unlinked and the directory fsynced, so the new entry survives a power loss.
+
+A writer killed before the link leaves at most its temp file. That is harmless: temp names start
+with ``.``, which no artifact path may (see :mod:`vba_assets.store.paths`), so they are invisible to
+listings and can never be mistaken for an artifact; ``CasePackage.verify()`` reports them as
+``stale_temp`` findings and they may be deleted whenever no writer is running. Published files are
+read-only (mode 0444, before the umask). The workspace must live on a local POSIX filesystem that
+supports hard links and ``fsync`` on directories.
+"""
+
+import contextlib
+import hashlib
+import os
+import re
+import secrets
+from pathlib import Path
+
+from vba_assets.errors import ErrorCode, StoreError
+
+#: ``.<final name>.tmp-<pid>-<16 hex>``
+TEMP_NAME_PATTERN = re.compile(r"^\.(?P<final>.+)\.tmp-(?P<pid>[0-9]+)-(?P<token>[0-9a-f]{16})$")
+
+_CHUNK = 1 << 20
+
+
+def temp_name(final_name: str) -> str:
+    """A fresh temp-file name for ``final_name`` owned by this process."""
+    return f".{final_name}.tmp-{os.getpid()}-{secrets.token_hex(8)}"
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether a file name is one of the store's temp files."""
+    return TEMP_NAME_PATTERN.match(name) is not None
+
+
+def publish_bytes(path: Path, data: bytes) -> bool:
+    """Publish ``data`` under ``path`` atomically and append-only.
+
+    Returns:
+        ``True`` if the file was written, ``False`` if an identical file already existed (nothing is
+        touched, not even its mtime).
+
+    Raises:
+        StoreError: ``ARTIFACT_CONFLICT`` if ``path`` exists with different content (the existing
+            file is left intact), ``ARTIFACT_PATH_INVALID`` if a parent is not a directory.
+    """
+    path = Path(path)
+    data = bytes(data)
+    if os.path.lexists(path):
+        _require_identical(path, data)
+        return False
+    ensure_dir(path.parent)
+    temp = path.parent / temp_name(path.name)
+    try:
+        _write_temp(temp, data)
+        try:
+            os.link(temp, path)
+            created = True
+        except FileExistsError:
+            created = False
+    finally:
+        _unlink_quietly(temp)
+    if not created:  # another writer published first
+        _require_identical(path, data)
+        return False
+    fsync_dir(path.parent)
+    return True
+
+
+def ensure_dir(directory: Path) -> None:
+    """Create ``directory`` and missing parents, fsyncing each new entry's parent directory."""
+    missing: list[Path] = []
+    current = Path(directory)
+    while not current.is_dir():
+        if os.path.lexists(current) and not os.path.isdir(current):
+            raise StoreError(
+                ErrorCode.ARTIFACT_PATH_INVALID,
+                f"{current} exists and is not a directory",
+                path=str(current),
+            )
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for new_dir in reversed(missing):
+        try:
+            os.mkdir(new_dir)
+        except FileExistsError:
+            if not new_dir.is_dir():
+                raise StoreError(
+                    ErrorCode.ARTIFACT_PATH_INVALID,
+                    f"{new_dir} exists and is not a directory",
+                    path=str(new_dir),
+                ) from None
+            continue
+        fsync_dir(new_dir.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    """fsync a directory so entries created or removed in it are durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:_CHUNK])
+        view = view[written:]
+
+
+def _write_temp(temp: Path, data: bytes) -> None:
+    # Read-only from birth (the creating fd may still write): a published artifact is never edited.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
+    try:
+        write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink_quietly(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def _require_identical(path: Path, data: bytes) -> None:
+    if os.path.isdir(path):
+        raise StoreError(
+            ErrorCode.ARTIFACT_CONFLICT,
+            f"{path} already exists as a directory; artifacts are append-only",
+            path=str(path),
+        )
+    existing = hashlib.sha256()
+    same = os.path.getsize(path) == len(data)
+    offset = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            existing.update(chunk)
+            if same and chunk != data[offset : offset + len(chunk)]:
+                same = False
+            offset += len(chunk)
+    if same and offset == len(data):
+        return
+    new_sha = hashlib.sha256(data).hexdigest()
+    raise StoreError(
+        ErrorCode.ARTIFACT_CONFLICT,
+        f"{path} already exists with different content (existing sha256 {existing.hexdigest()}, "
+        f"new sha256 {new_sha}); artifacts are append-only and never overwritten",
+        path=str(path),
+        existing_sha256=existing.hexdigest(),
+        new_sha256=new_sha,
+    )

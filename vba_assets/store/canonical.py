@@ -1,0 +1,159 @@
+"""Canonical JSON (RFC 8785, JCS) and the hashes built on it (ARCHITECTURE 4).
+
+What gets hashed is always :func:`canonical_bytes`: keys sorted by their UTF-16 code units, no
+whitespace, numbers in the ECMAScript shortest form (``1.0`` is ``1``, ``-0.0`` is ``0``), strings
+as raw UTF-8 with only the mandatory escapes. ``json.dumps(sort_keys=True)`` gets all of these
+wrong.
+
+Values are checked before serialization so an error names the JSON pointer of the offending value:
+NaN and infinities, integers outside the IEEE 754 safe range (|n| > 2**53 - 1), non-string object
+keys, lone surrogates and unsupported types (datetime, bytes, sets, ...) are refused with
+:class:`~vba_assets.errors.StoreError` ``ARTIFACT_UNSERIALIZABLE``. Pydantic models, anywhere in the
+value, are dumped with ``model_dump(mode="json")`` first.
+"""
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import rfc8785
+from pydantic import BaseModel
+
+from vba_assets.errors import ErrorCode, StoreError
+
+#: The largest integer magnitude JSON numbers (IEEE 754 doubles) carry exactly.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def canonical_bytes(obj: object) -> bytes:
+    """Serialize ``obj`` as RFC 8785 canonical JSON.
+
+    Raises:
+        StoreError: ``ARTIFACT_UNSERIALIZABLE`` naming the JSON pointer of the value that has no
+            canonical JSON form.
+    """
+    value = to_json_value(obj)
+    try:
+        return bytes(rfc8785.dumps(value))
+    except rfc8785.CanonicalizationError as exc:  # pragma: no cover - pre-checked above
+        raise StoreError(
+            ErrorCode.ARTIFACT_UNSERIALIZABLE, f"value has no canonical JSON form: {exc}"
+        ) from exc
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def content_hash(obj: object) -> str:
+    """``sha256_hex(canonical_bytes(obj))``: the identity and Dagster data version of a value."""
+    return sha256_hex(canonical_bytes(obj))
+
+
+def to_json_value(obj: object) -> Any:
+    """Return ``obj`` as plain JSON data (dict/list/str/int/float/bool/None), checked for JCS."""
+    return _convert(obj, "")
+
+
+def _convert(obj: object, pointer: str) -> Any:
+    if isinstance(obj, BaseModel):
+        return _convert(obj.model_dump(mode="json"), pointer)
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, int):
+        if abs(obj) > MAX_SAFE_INTEGER:
+            _refuse(pointer, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
+        return int(obj)
+    if isinstance(obj, float):
+        if math.isnan(obj) or math.isinf(obj):
+            _refuse(pointer, f"{obj!r} is not allowed (RFC 8785 has no NaN or Infinity)")
+        return obj
+    if isinstance(obj, str):
+        _check_string(obj, pointer)
+        return str.__str__(obj)  # the plain value, also for (str, Enum) members
+    if isinstance(obj, Mapping):
+        result: dict[str, Any] = {}
+        for key, item in obj.items():
+            if not isinstance(key, str):
+                _refuse(pointer, f"object key {key!r} is a {type(key).__name__}, not a string")
+            _check_string(key, pointer)
+            result[str.__str__(key)] = _convert(item, f"{pointer}/{_escape_pointer(key)}")
+        return result
+    if isinstance(obj, list | tuple):
+        return [_convert(item, f"{pointer}/{index}") for index, item in enumerate(obj)]
+    _refuse(
+        pointer,
+        f"type {type(obj).__name__} has no JSON form; convert it first (e.g. isoformat() for "
+        "datetimes, model_dump(mode='json') for models)",
+    )
+
+
+def _check_string(text: str, pointer: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        _refuse(pointer, "string contains a lone surrogate (not valid Unicode)")
+
+
+def _escape_pointer(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _refuse(pointer: str, problem: str) -> Any:
+    where = pointer or "/"
+    raise StoreError(
+        ErrorCode.ARTIFACT_UNSERIALIZABLE,
+        f"value at {where} cannot be written as canonical JSON: {problem}",
+        pointer=where,
+    )
+
+
+def parse_canonical(data: bytes, where: str) -> Any:
+    """Parse bytes that must be exactly the canonical JSON of what they encode.
+
+    Args:
+        data: The stored bytes.
+        where: Names the artifact in the error message (e.g. ``"case BUG-1: plan.json"``).
+
+    Raises:
+        StoreError: ``ARTIFACT_CORRUPT`` if the bytes are not UTF-8, not JSON, contain NaN or
+            Infinity, or are valid JSON but not in canonical form (whitespace, key order, number
+            form, duplicate keys, escapes).
+    """
+    try:
+        text = data.decode("utf-8")
+        value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise StoreError(
+            ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
+        ) from exc
+    try:
+        expected = canonical_bytes(value)
+    except StoreError as exc:
+        raise StoreError(
+            ErrorCode.ARTIFACT_CORRUPT,
+            f"{where} holds a non-canonical value: {exc.message}",
+            where=where,
+        ) from exc
+    if expected != data:
+        raise StoreError(
+            ErrorCode.ARTIFACT_CORRUPT,
+            f"{where} is JSON but not RFC 8785 canonical JSON (it was not written by the store or "
+            "was edited afterwards)",
+            where=where,
+        )
+    return value
+
+
+def _parse_int(digits: str) -> int | float:
+    # JCS writes an integral double above 2**53 (e.g. 1e20) as plain digits: read it back as the
+    # double it was, as a JavaScript reader would.
+    number = int(digits)
+    return number if abs(number) <= MAX_SAFE_INTEGER else float(number)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")

@@ -1,0 +1,253 @@
+"""The workspace and its case packages (ARCHITECTURE 4).
+
+```
+<workspace>/cases/<CASE-ID>/...                      one self-contained, portable folder per case
+<workspace>/cases/<CASE-ID>/analysis/interpretations/<NNNN>/
+    events.jsonl   .lock                             per revision
+```
+
+Every write is append-only and atomic (:mod:`vba_assets.store.atomic`); JSON is RFC 8785 canonical
+(:mod:`vba_assets.store.canonical`), so the sha256 of the bytes on disk is the artifact's identity
+and its Dagster ``DataVersion``. Nothing here imports Dagster.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from vba_assets.domain.ids import CASE_ID_PATTERN, validate_case_id, validate_revision
+from vba_assets.errors import ErrorCode, InputError, StoreError
+from vba_assets.store import events as event_log
+from vba_assets.store.atomic import publish_bytes
+from vba_assets.store.canonical import canonical_bytes, parse_canonical, sha256_hex
+from vba_assets.store.events import EVENTS_FILE, utc_now
+from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
+from vba_assets.store.paths import confine, validate_relpath
+from vba_assets.store.verify import Finding, verify_package
+
+INTERPRETATIONS_DIR = "analysis/interpretations"
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    """A published artifact: where it is and the sha256 and size of the exact bytes on disk.
+
+    ``created`` is ``False`` when identical bytes were already there (the write was a no-op).
+    """
+
+    relpath: str
+    sha256: str
+    size: int
+    created: bool
+
+
+class Workspace:
+    """The root of all case packages: ``root/cases/<CASE-ID>`` and ``root/inbox``.
+
+    Args:
+        root: The workspace folder (created lazily, by the first write).
+        clock: Returns the current time (timezone-aware); used for event and lock timestamps.
+    """
+
+    def __init__(self, root: Path | str, clock: Clock = utc_now) -> None:
+        self.root = Path(root)
+        self.cases_dir = self.root / "cases"
+        self.inbox_dir = self.root / "inbox"
+        self.clock = clock
+
+    def case(self, case_id: str) -> "CasePackage":
+        """The package of ``case_id`` (raises ``InputError`` ``INVALID_CASE_ID`` if invalid)."""
+        validate_case_id(case_id)
+        return CasePackage(self.cases_dir / case_id, case_id, clock=self.clock)
+
+    def case_ids(self) -> list[str]:
+        """Ids of existing case folders, sorted; folders with an invalid id are skipped."""
+        if not self.cases_dir.is_dir():
+            return []
+        return sorted(
+            entry.name
+            for entry in self.cases_dir.iterdir()
+            if entry.is_dir() and CASE_ID_PATTERN.match(entry.name)
+        )
+
+
+class CasePackage:
+    """One case folder. All paths are package-relative POSIX relpaths (see :mod:`.paths`)."""
+
+    def __init__(self, root: Path | str, case_id: str, *, clock: Clock = utc_now) -> None:
+        self.root = Path(root)
+        self.case_id = validate_case_id(case_id)
+        self.clock = clock
+
+    def __repr__(self) -> str:
+        return f"CasePackage(case_id={self.case_id!r}, root={str(self.root)!r})"
+
+    # -- paths ---------------------------------------------------------------------------------
+
+    def path(self, relpath: str) -> Path:
+        """The absolute path of ``relpath`` (validated; symlink escapes refused)."""
+        return confine(self.root, relpath)
+
+    def exists(self, relpath: str) -> bool:
+        """Whether an artifact file exists at ``relpath``."""
+        return self.path(relpath).is_file()
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def write_bytes(self, relpath: str, data: bytes) -> ArtifactRef:
+        """Publish ``data`` at ``relpath``: atomic, append-only, a no-op if identical.
+
+        Raises:
+            StoreError: ``ARTIFACT_CONFLICT`` if different bytes already exist there,
+                ``ARTIFACT_PATH_INVALID`` for an invalid relpath.
+        """
+        target = self.path(relpath)
+        data = bytes(data)
+        try:
+            created = publish_bytes(target, data)
+        except StoreError as exc:
+            if exc.code is not ErrorCode.ARTIFACT_CONFLICT:
+                raise
+            detail = {**exc.detail, "case_id": self.case_id, "relpath": relpath}
+            existing = exc.detail.get("existing_sha256")
+            what = f"existing sha256 {existing}" if existing else "a folder of that name exists"
+            raise StoreError(
+                ErrorCode.ARTIFACT_CONFLICT,
+                f"case {self.case_id}: artifact {relpath} already exists with different content "
+                f"({what}, new sha256 {sha256_hex(data)}); accepted artifacts are never modified, "
+                "so re-analysis needs a new revision",
+                **detail,
+            ) from exc
+        return ArtifactRef(relpath, sha256_hex(data), len(data), created)
+
+    def write_json(self, relpath: str, obj: object) -> ArtifactRef:
+        """Publish the canonical JSON of ``obj`` (models are dumped with ``mode="json"``)."""
+        return self.write_bytes(relpath, canonical_bytes(obj))
+
+    def write_object(self, reldir: str, obj: object) -> ArtifactRef:
+        """Publish ``obj`` content-addressed as ``reldir/<sha256 of its canonical JSON>.json``."""
+        validate_relpath(reldir)
+        data = canonical_bytes(obj)
+        return self.write_bytes(f"{reldir}/{sha256_hex(data)}.json", data)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def read_bytes(self, relpath: str) -> bytes:
+        """The bytes at ``relpath`` (``ARTIFACT_MISSING`` if there is no such file)."""
+        target = self.path(relpath)
+        try:
+            return target.read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise StoreError(
+                ErrorCode.ARTIFACT_MISSING,
+                f"case {self.case_id} has no artifact {relpath}",
+                case_id=self.case_id,
+                relpath=relpath,
+            ) from None
+
+    def read_json(self, relpath: str) -> Any:
+        """Parse a JSON artifact, refusing (``ARTIFACT_CORRUPT``) anything not canonical."""
+        return parse_canonical(self.read_bytes(relpath), f"case {self.case_id}: {relpath}")
+
+    def read_object(self, reldir: str, digest: str) -> Any:
+        """Read ``reldir/<digest>.json``, checking that its bytes still hash to ``digest``."""
+        relpath = f"{reldir}/{digest}.json"
+        data = self.read_bytes(relpath)
+        if sha256_hex(data) != digest:
+            raise StoreError(
+                ErrorCode.ARTIFACT_CORRUPT,
+                f"case {self.case_id}: {relpath} has sha256 {sha256_hex(data)}, not its name",
+                case_id=self.case_id,
+                relpath=relpath,
+            )
+        return parse_canonical(data, f"case {self.case_id}: {relpath}")
+
+    def artifact_ref(self, relpath: str) -> ArtifactRef:
+        """The reference (sha256, size) of an existing artifact; ``created`` is ``False``."""
+        data = self.read_bytes(relpath)
+        return ArtifactRef(relpath, sha256_hex(data), len(data), False)
+
+    def list_dir(self, reldir: str, *, recursive: bool = False) -> list[str]:
+        """Sorted relpaths of the files in ``reldir`` (``""`` is the package root).
+
+        Hidden entries (temp and lock files, and anything below a hidden folder) are never listed;
+        sub-folders are descended only with ``recursive=True`` (symlinked folders are not). A
+        missing folder lists as empty.
+        """
+        directory = self.root if reldir == "" else self.path(reldir)
+        if not directory.is_dir():
+            return []
+        prefix = "" if reldir == "" else f"{reldir}/"
+        found: list[str] = []
+        for entry in directory.iterdir():
+            if entry.name.startswith("."):
+                continue
+            if entry.is_file():
+                found.append(f"{prefix}{entry.name}")
+            elif recursive and entry.is_dir() and not entry.is_symlink():
+                found.extend(self.list_dir(f"{prefix}{entry.name}", recursive=True))
+        return sorted(found)
+
+    # -- revisions -----------------------------------------------------------------------------
+
+    def revision_dir(self, revision: str) -> str:
+        """``analysis/interpretations/<NNNN>`` (raises ``InputError`` ``INVALID_REVISION``)."""
+        return f"{INTERPRETATIONS_DIR}/{validate_revision(revision)}"
+
+    def revisions(self) -> list[str]:
+        """Existing revision folders of this case, sorted."""
+        directory = self.root / INTERPRETATIONS_DIR
+        if not directory.is_dir():
+            return []
+        names = []
+        for entry in directory.iterdir():
+            try:
+                validate_revision(entry.name)
+            except InputError:
+                continue
+            if entry.is_dir():
+                names.append(entry.name)
+        return sorted(names)
+
+    def append_event(self, revision: str, event: str, **fields: object) -> dict[str, Any]:
+        """Append ``{"seq", "at", "event", **fields}`` to the revision's ``events.jsonl``.
+
+        Returns the record as readers will see it. See :mod:`vba_assets.store.events` for the
+        crash and torn-tail rules.
+        """
+        relpath = f"{self.revision_dir(revision)}/{EVENTS_FILE}"
+        where = f"case {self.case_id}: {relpath}"
+        return event_log.append_event(self.path(relpath), where, event, fields, self.clock)
+
+    def read_events(self, revision: str) -> list[dict[str, Any]]:
+        """The committed events of a revision, in ``seq`` order (a torn last line is ignored)."""
+        relpath = f"{self.revision_dir(revision)}/{EVENTS_FILE}"
+        return event_log.read_events(self.path(relpath), f"case {self.case_id}: {relpath}")
+
+    @contextmanager
+    def lock(self, revision: str) -> Iterator[RevisionLock]:
+        """Hold the revision's writer lock for the ``with`` block.
+
+        Raises:
+            StoreError: ``REVISION_LOCKED`` at once if another process (or this one) holds it.
+        """
+        revision_path = self.path(self.revision_dir(revision))
+        held = acquire_revision_lock(revision_path / LOCK_FILE, self.case_id, revision, self.clock)
+        try:
+            yield held
+        finally:
+            held.release()
+
+    # -- verification --------------------------------------------------------------------------
+
+    def verify(self) -> list[Finding]:
+        """Check the package offline; see :mod:`vba_assets.store.verify` for the finding kinds."""
+        return verify_package(self.root)
+
+
+__all__ = ["ArtifactRef", "CasePackage", "Finding", "Workspace"]
