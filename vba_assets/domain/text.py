@@ -12,10 +12,17 @@ Two kinds of characters are looked for:
 * **Format controls** (:data:`FORMAT_CONTROL_CODEPOINTS`): zero-width and bidi controls. They are
   invisible, so they are kept (the player's text is not rewritten) but listed per source, and
   grounding refuses a quoted span that contains one (:func:`span_has_format_control`).
+
+Short identifiers (a reporter, an attachment name, an attachment path) get stricter checks
+(:func:`validate_single_line`, :func:`validate_relative_path`): no control character at all and
+no invisible format control, because nothing lists them there.
 """
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from vba_assets.errors import ErrorCode, InputError
 
 #: Zero-width and bidirectional control characters: kept in the text, listed, never crossed.
 FORMAT_CONTROL_CODEPOINTS: frozenset[int] = frozenset(
@@ -122,3 +129,134 @@ def decode_utf8(data: bytes) -> str:
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM) :]
     return data.decode("utf-8", errors="strict")
+
+
+def shorten(value: str, limit: int = 80) -> str:
+    """``repr`` of a user-supplied value, cut to ``limit`` characters for error messages."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+def reject(code: ErrorCode, field: str, message: str, **detail: Any) -> NoReturn:
+    """Raise :class:`InputError` whose message starts with the field and whose detail names it."""
+    raise InputError(code, f"{field}: {message}", field=field, **detail)
+
+
+def validate_single_line(value: str, field: str, max_chars: int) -> str:
+    """A one-line identifier: NFC, no controls (not even tab/newline), no format controls."""
+    surrogate = find_surrogate(value)
+    if surrogate is not None:
+        reject(ErrorCode.REPORT_NOT_UTF8, field, f"has an unpaired surrogate at offset {surrogate}")
+    for offset, char in enumerate(value):
+        if ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F:
+            reject(
+                ErrorCode.REPORT_CONTROL_CHARACTERS,
+                field,
+                f"contains control character {codepoint_label(ord(char))} at offset {offset}; "
+                "it must be a single line",
+                offset=offset,
+                codepoint=codepoint_label(ord(char)),
+            )
+        if ord(char) in FORMAT_CONTROL_CODEPOINTS:
+            reject(
+                ErrorCode.REPORT_INVALID_FIELD,
+                field,
+                f"contains invisible format character {codepoint_label(ord(char))} at offset "
+                f"{offset}",
+                offset=offset,
+                codepoint=codepoint_label(ord(char)),
+            )
+    normalized = unicodedata.normalize("NFC", value)
+    if not normalized.strip():
+        reject(ErrorCode.REPORT_INVALID_FIELD, field, "must not be empty")
+    if len(normalized) > max_chars:
+        reject(
+            ErrorCode.REPORT_TOO_LARGE,
+            field,
+            f"has {len(normalized)} characters; the limit is {max_chars}",
+            chars=len(normalized),
+            limit=max_chars,
+        )
+    return normalized
+
+
+def check_text(value: str, field: str, max_chars: int | None) -> str:
+    """Free report text: reject surrogates and forbidden controls, normalize, enforce a limit.
+
+    Returns the normalized text; ``max_chars`` applies to it (None: no limit).
+    """
+    surrogate = find_surrogate(value)
+    if surrogate is not None:
+        reject(
+            ErrorCode.REPORT_NOT_UTF8,
+            field,
+            f"contains an unpaired surrogate escape at offset {surrogate}, which is not "
+            "valid Unicode",
+            offset=surrogate,
+        )
+    hits = find_control_characters(value)
+    if hits:
+        listed = ", ".join(f"{hit.label} at offset {hit.offset}" for hit in hits[:3])
+        reject(
+            ErrorCode.REPORT_CONTROL_CHARACTERS,
+            field,
+            f"contains control characters ({listed}); only tab and newlines are allowed",
+            characters=[{"offset": hit.offset, "codepoint": hit.label} for hit in hits],
+        )
+    normalized = normalize_text(value)
+    if max_chars is not None and len(normalized) > max_chars:
+        reject(
+            ErrorCode.REPORT_TOO_LARGE,
+            field,
+            f"has {len(normalized)} characters; the limit is {max_chars}",
+            chars=len(normalized),
+            limit=max_chars,
+        )
+    return normalized
+
+
+#: Characters that some file systems (Windows) refuse in a path component.
+NON_PORTABLE_PATH_CHARACTERS = frozenset('\\:*?"<>|')
+MAX_PATH_COMPONENT_BYTES = 255
+MAX_PATH_COMPONENTS = 8
+
+
+def validate_relative_path(value: str, field: str) -> str:
+    """A portable path relative to the report's folder, ``/``-separated, that cannot escape it.
+
+    Rejected: absolute paths, ``.`` and ``..`` components, empty components, hidden components
+    (``.name``: the store reserves them), backslashes,
+    drive letters and other characters Windows refuses, components ending in a dot or a space,
+    control and format characters. Symlinks are the importer's job (it resolves the real path).
+    """
+    checked = validate_single_line(value, field, 1024)
+    if checked != value:
+        reject(ErrorCode.REPORT_INVALID_FIELD, field, f"{value!r} is not in Unicode NFC form")
+    if value.startswith("/"):
+        reject(ErrorCode.REPORT_INVALID_FIELD, field, f"{value!r} is absolute; use a relative path")
+    parts = value.split("/")
+    if len(parts) > MAX_PATH_COMPONENTS:
+        reject(ErrorCode.REPORT_INVALID_FIELD, field, f"{value!r} is nested too deeply")
+    for part in parts:
+        if part in {"", ".", ".."}:
+            reject(
+                ErrorCode.REPORT_INVALID_FIELD,
+                field,
+                f"{value!r} has a {part or 'empty'!r} component; the path must stay inside the "
+                "report's folder",
+            )
+        if part.startswith("."):
+            reject(
+                ErrorCode.REPORT_INVALID_FIELD,
+                field,
+                f"{value!r} has a hidden component {part!r}; names may not start with '.'",
+            )
+        bad = sorted(set(part) & NON_PORTABLE_PATH_CHARACTERS)
+        if bad:
+            reject(
+                ErrorCode.REPORT_INVALID_FIELD,
+                field,
+                f"{value!r} contains {''.join(bad)!r}; use '/' as separator and portable names",
+            )
+        if part.endswith((".", " ")) or len(part.encode("utf-8")) > MAX_PATH_COMPONENT_BYTES:
+            reject(ErrorCode.REPORT_INVALID_FIELD, field, f"{value!r} has a non-portable name")
+    return value

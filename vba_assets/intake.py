@@ -1,0 +1,320 @@
+"""Importing reports into case packages (ARCHITECTURE 4 and 5): the IO around admission.
+
+A report is either a JSON file or a folder holding ``report.json``; attachment files are named
+relative to the report's folder and must stay inside it (symlinks are resolved). The import reads
+everything, admits it (:mod:`vba_assets.domain.report`), builds the case
+(:mod:`vba_assets.domain.case_builder`) and only then writes, in this order:
+
+1. ``report/<file name>`` and ``report/<attachment path>``: the raw bytes, never changed;
+2. ``case.json``: the canonical CaseBuilder output;
+3. ``package.json``: the import record, written last, so its presence marks a complete import.
+
+``package.json`` holds no wall-clock time, so importing the same report again is a byte-identical
+no-op. A different report (or another package id) for an imported case is refused with
+``CASE_ALREADY_IMPORTED`` before anything is written.
+"""
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vba_assets.domain.case_builder import Case, build_case
+from vba_assets.domain.ids import default_package_id, validate_package_id
+from vba_assets.domain.report import (
+    MAX_REPORT_JSON_BYTES,
+    MAX_TOTAL_BYTES,
+    ReportDocument,
+    admit,
+    parse_report_json,
+)
+from vba_assets.domain.text import reject, validate_relative_path
+from vba_assets.errors import ErrorCode, InputError, VbaError
+from vba_assets.store import CasePackage, Workspace, canonical_bytes, sha256_hex
+
+REPORT_FILE = "report.json"
+REPORT_DIR = "report"
+CASE_FILE = "case.json"
+PACKAGE_FILE = "package.json"
+PACKAGE_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """The outcome of one import. ``created`` is False when the case was already imported."""
+
+    case_id: str
+    package_id: str
+    case_json_sha256: str
+    created: bool
+    source_name: str
+    unreadable_sources: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        state = "imported" if self.created else "already imported (unchanged)"
+        unreadable = ", ".join(self.unreadable_sources) or "none"
+        return (
+            f"{self.case_id}: {state} from {self.source_name} as package {self.package_id}; "
+            f"case.json sha256 {self.case_json_sha256}; unreadable sources: {unreadable}"
+        )
+
+
+@dataclass(frozen=True)
+class InboxRejection:
+    """An inbox entry that was not imported, and why."""
+
+    source_name: str
+    code: ErrorCode
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source_name}: rejected ({self.code.value}): {self.message}"
+
+
+@dataclass(frozen=True)
+class SubmittedReport:
+    """What was read from disk: the report JSON and every attachment file it references."""
+
+    source_name: str
+    report_file_name: str
+    document: ReportDocument
+    files: dict[str, bytes]
+
+
+def read_report(report_path: Path) -> SubmittedReport:
+    """Read and parse a report file or folder (nothing is written).
+
+    Raises:
+        InputError: ``REPORT_UNREADABLE`` for a missing or unreadable path, the admission codes
+            for a bad ``report.json``, ``REPORT_INVALID_FIELD`` for an attachment path that
+            escapes the report's folder.
+    """
+    real_path = Path(os.path.realpath(report_path))
+    if real_path.is_dir():
+        folder, report_file_name = real_path, REPORT_FILE
+    elif real_path.is_file():
+        folder, report_file_name = real_path.parent, real_path.name
+        validate_relative_path(report_file_name, "report file name")
+    else:
+        reject(ErrorCode.REPORT_UNREADABLE, "report", f"{report_path.name!r} does not exist")
+    source_name = real_path.name
+    data = _read_confined(folder / report_file_name, folder, "report.json", MAX_REPORT_JSON_BYTES)
+    document = parse_report_json(data)
+    files: dict[str, bytes] = {}
+    budget = MAX_TOTAL_BYTES - len(data)
+    for spec in document.attachments:
+        if spec.file is None or spec.file in files:
+            continue
+        path = folder.joinpath(*spec.file.split("/"))
+        if not os.path.lexists(path):
+            continue  # admission reports the missing file, naming the attachment
+        content = _read_confined(path, folder, f"{spec.field}.file", budget)
+        budget -= len(content)
+        files[spec.file] = content
+    return SubmittedReport(source_name, report_file_name, document, files)
+
+
+def import_report(
+    workspace: Workspace, report_path: Path, package_id: str | None = None
+) -> ImportResult:
+    """Admit a report and write its case package (see the module docstring for the order).
+
+    Args:
+        workspace: where ``cases/<case id>/`` goes.
+        report_path: a report JSON file, or a folder containing ``report.json``.
+        package_id: defaults to ``default_package_id(case_id)``.
+
+    Raises:
+        InputError: the report is refused (nothing written), or ``CASE_ALREADY_IMPORTED``.
+    """
+    submitted = read_report(Path(report_path))
+    admitted = admit(submitted.document, submitted.files, submitted.report_file_name)
+    case = build_case(admitted)
+    case_id = case.case_id
+    package_id = validate_package_id(package_id) if package_id else default_package_id(case_id)
+    case_bytes = canonical_bytes(case.to_json())
+    case_sha = sha256_hex(case_bytes)
+    raw_files = [(f"{REPORT_DIR}/{submitted.report_file_name}", submitted.document.raw)]
+    raw_files += [(f"{REPORT_DIR}/{relpath}", data) for relpath, data in admitted.files]
+    record = package_record(case, package_id, submitted.source_name, raw_files, case_sha)
+    package = workspace.case(case_id)
+    existing = _existing_import(package, case_sha, package_id)
+    if existing is not None:
+        return existing
+    planned = [*raw_files, (CASE_FILE, case_bytes), (PACKAGE_FILE, canonical_bytes(record))]
+    _refuse_partial_conflict(package, planned)
+    created = False
+    for relpath, data in planned:
+        created = package.write_bytes(relpath, data).created or created
+    return ImportResult(
+        case_id=case_id,
+        package_id=package_id,
+        case_json_sha256=case_sha,
+        created=created,
+        source_name=submitted.source_name,
+        unreadable_sources=tuple(source.alias for source in case.unreadable_sources),
+    )
+
+
+def package_record(
+    case: Case,
+    package_id: str,
+    source_name: str,
+    raw_files: list[tuple[str, bytes]],
+    case_sha: str,
+) -> dict[str, Any]:
+    """The content of ``package.json`` (no clock, no absolute path)."""
+    return {
+        "schema_version": PACKAGE_SCHEMA_VERSION,
+        "package_id": package_id,
+        "case_id": case.case_id,
+        "import": {
+            "source_name": source_name,
+            "files": [
+                {"relpath": relpath, "sha256": sha256_hex(data), "size": len(data)}
+                for relpath, data in raw_files
+            ],
+        },
+        "admission": {
+            "status": "admitted",
+            "unreadable_sources": [
+                {
+                    "alias": source.alias,
+                    "kind": source.kind,
+                    "name": source.name,
+                    "reason": source.unreadable_reason,
+                }
+                for source in case.unreadable_sources
+            ],
+        },
+        "case_json_sha256": case_sha,
+    }
+
+
+def import_inbox(
+    workspace: Workspace, include_unchanged: bool = False
+) -> list[ImportResult | InboxRejection]:
+    """Import every report in ``<workspace>/inbox/`` (``*.json`` files and report folders).
+
+    Entries are taken in name order; hidden entries and other files (attachments of a JSON
+    report) are ignored. A bad report becomes an :class:`InboxRejection` and the others still
+    import. Reports already imported unchanged are left out unless ``include_unchanged``.
+    Inbox files are never moved or deleted.
+    """
+    inbox = workspace.inbox_dir
+    if not inbox.is_dir():
+        return []
+    outcomes: list[ImportResult | InboxRejection] = []
+    for entry in sorted(inbox.iterdir(), key=lambda path: path.name):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            if not (entry / REPORT_FILE).is_file():
+                outcomes.append(
+                    InboxRejection(
+                        entry.name,
+                        ErrorCode.REPORT_UNREADABLE,
+                        f"folder has no {REPORT_FILE}",
+                    )
+                )
+                continue
+        elif not (entry.is_file() and entry.suffix.lower() == ".json"):
+            continue
+        try:
+            result = import_report(workspace, entry)
+        except VbaError as error:
+            outcomes.append(InboxRejection(entry.name, error.code, error.message))
+            continue
+        if result.created or include_unchanged:
+            outcomes.append(result)
+    return outcomes
+
+
+def _read_confined(path: Path, real_folder: Path, field: str, max_bytes: int) -> bytes:
+    """Read a regular file that really lies inside ``real_folder``, at most ``max_bytes``."""
+    real = Path(os.path.realpath(path))
+    if not real.is_relative_to(real_folder):
+        reject(
+            ErrorCode.REPORT_INVALID_FIELD,
+            field,
+            f"{path.name!r} resolves (through a symlink) to outside the report's folder",
+        )
+    try:
+        info = os.stat(real)
+        if not stat.S_ISREG(info.st_mode):
+            reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} is not a regular file")
+        if info.st_size > max_bytes:
+            reject(
+                ErrorCode.REPORT_TOO_LARGE,
+                field,
+                f"{path.name!r} is {info.st_size} bytes; the report may hold {max_bytes} more",
+                size=info.st_size,
+                limit=max_bytes,
+            )
+        with open(real, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} does not exist")
+    except OSError as error:
+        reject(
+            ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} cannot be read: {error.strerror}"
+        )
+    if len(data) > max_bytes:
+        reject(ErrorCode.REPORT_TOO_LARGE, field, f"{path.name!r} grew past the size limit")
+    return data
+
+
+def _existing_import(package: CasePackage, case_sha: str, package_id: str) -> ImportResult | None:
+    """The earlier result if this exact report was imported; raise if another one was."""
+    if not package.exists(PACKAGE_FILE):
+        return None
+    record = package.read_json(PACKAGE_FILE)
+    if record.get("case_json_sha256") != case_sha:
+        raise InputError(
+            ErrorCode.CASE_ALREADY_IMPORTED,
+            f"case {package.case_id} was already imported from a different report (case.json "
+            f"sha256 {record.get('case_json_sha256')}); nothing was written. Use a new case id "
+            "for the new report",
+            case_id=package.case_id,
+            existing_case_json_sha256=record.get("case_json_sha256"),
+            new_case_json_sha256=case_sha,
+        )
+    if record.get("package_id") != package_id:
+        raise InputError(
+            ErrorCode.CASE_ALREADY_IMPORTED,
+            f"case {package.case_id} was already imported as package {record.get('package_id')!r}"
+            f", not {package_id!r}; nothing was written",
+            case_id=package.case_id,
+            existing_package_id=record.get("package_id"),
+        )
+    unreadable = record.get("admission", {}).get("unreadable_sources", [])
+    return ImportResult(
+        case_id=package.case_id,
+        package_id=package_id,
+        case_json_sha256=case_sha,
+        created=False,
+        source_name=record.get("import", {}).get("source_name", ""),
+        unreadable_sources=tuple(item["alias"] for item in unreadable),
+    )
+
+
+def _refuse_partial_conflict(package: CasePackage, planned: list[tuple[str, bytes]]) -> None:
+    """An unfinished import (no package.json) may be completed only by the same report."""
+    planned_paths = {relpath for relpath, _ in planned}
+    leftovers = [
+        relpath for relpath in package.list_dir(REPORT_DIR) if relpath not in planned_paths
+    ]
+    differing = [
+        relpath
+        for relpath, data in planned
+        if package.exists(relpath) and package.read_bytes(relpath) != data
+    ]
+    if leftovers or differing:
+        raise InputError(
+            ErrorCode.CASE_ALREADY_IMPORTED,
+            f"case {package.case_id} holds an unfinished import of a different report "
+            f"({', '.join(sorted([*leftovers, *differing]))}); nothing was written",
+            case_id=package.case_id,
+            conflicting=sorted([*leftovers, *differing]),
+        )
