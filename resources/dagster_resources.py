@@ -26,7 +26,9 @@ class ProjectResource(dg.ConfigurableResource):  # type: ignore[misc]
 
     def load(self) -> ProjectConfig:
         if self._config is None:
-            self._config = load_project_config(Path(self.project_config) if self.project_config else None)
+            self._config = load_project_config(
+                Path(self.project_config) if self.project_config else None
+            )
         return self._config
 
     def workspace(self) -> Workspace:

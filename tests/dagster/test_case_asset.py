@@ -7,10 +7,10 @@ import dagster as dg
 import pytest
 
 from resources.dagster_resources import ProjectResource, WorldDatabaseResource
+from vba_assets.definitions import interpret_cases_job
 from vba_assets.defs.case_asset import CASE_CHECK_SOURCES, case
 from vba_assets.defs.partitions import partition_key
 from vba_assets.defs.sensors import build_inbox_sensor
-from vba_assets.definitions import interpret_cases_job
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
@@ -33,7 +33,9 @@ def register(instance: dg.DagsterInstance, *case_ids: str) -> None:
 def test_case_asset_materializes_with_data_version_and_passing_check(tmp_path: Path) -> None:
     config = project_config(tmp_path)
     workspace = Workspace(tmp_path / "ws")
-    results = {c: import_report(workspace, sample_report_path(c)) for c in ("BUG-000020", "BUG-000021")}
+    results = {
+        c: import_report(workspace, sample_report_path(c)) for c in ("BUG-000020", "BUG-000021")
+    }
     with dg.instance_for_test() as instance:
         register(instance, *results)
         for case_id, imported in results.items():
@@ -118,7 +120,10 @@ def test_inbox_sensor_imports_registers_and_requests_runs(tmp_path: Path) -> Non
             result = sensor(context)
         assert isinstance(result, dg.SensorResult)
         assert [str(r.partition_key) for r in result.run_requests or []] == ["BUG-000020|0001"]
-        requested = {r.partitions_def_name: r.partition_keys for r in result.dynamic_partitions_requests or []}
+        requested = {
+            r.partitions_def_name: r.partition_keys
+            for r in result.dynamic_partitions_requests or []
+        }
         assert requested == {"case": ["BUG-000020"], "revision": ["0001"]}
         assert Workspace(tmp_path / "ws").case_ids() == ["BUG-000020"]
         # once registered, the next evaluation has nothing to do

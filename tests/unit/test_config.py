@@ -63,7 +63,10 @@ def test_embedded_default_uses_the_demo_db(tmp_path: Path) -> None:
         (BASE + "\nsurprise = 1\n", "database.surprise"),
         ("surprise = 1\n" + BASE, "surprise"),
         (BASE + CATALOG.format(table="creature_template_locale"), "<root>"),
-        (BASE + CATALOG.format(table="creature_template") + "max_searches = 0\n", "entity_resolution.catalogs.0.max_searches"),
+        (
+            BASE + CATALOG.format(table="creature_template") + "max_searches = 0\n",
+            "entity_resolution.catalogs.0.max_searches",
+        ),
     ],
 )
 def test_invalid_config_names_the_key(tmp_path: Path, text: str, key: str) -> None:

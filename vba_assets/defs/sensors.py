@@ -28,7 +28,9 @@ def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition
         description="Imports reports dropped into <workspace>/inbox/ (admission rejects bad ones "
         "with a logged reason) and registers every imported case as partition <case>|0001.",
     )
-    def inbox_sensor(context: dg.SensorEvaluationContext, project: ProjectResource) -> dg.SensorResult:
+    def inbox_sensor(
+        context: dg.SensorEvaluationContext, project: ProjectResource
+    ) -> dg.SensorResult:
         workspace = project.workspace()
         for outcome in import_inbox(workspace):
             context.log.info(str(outcome))

@@ -15,7 +15,11 @@ PACKAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 def validate_case_id(case_id: str) -> str:
     """Return ``case_id`` unchanged or raise :class:`InputError` naming the problem."""
-    if not isinstance(case_id, str) or not CASE_ID_PATTERN.fullmatch(case_id) or case_id in {".", ".."}:
+    if (
+        not isinstance(case_id, str)
+        or not CASE_ID_PATTERN.fullmatch(case_id)
+        or case_id in {".", ".."}
+    ):
         raise InputError(
             ErrorCode.INVALID_CASE_ID,
             f"invalid case id {case_id!r}: use 1-64 characters of A-Z a-z 0-9 . _ -, "
@@ -27,7 +31,11 @@ def validate_case_id(case_id: str) -> str:
 
 def validate_revision(revision: str) -> str:
     """A revision is a 4-digit ordinal from ``0001``."""
-    if not isinstance(revision, str) or not REVISION_PATTERN.fullmatch(revision) or revision == "0000":
+    if (
+        not isinstance(revision, str)
+        or not REVISION_PATTERN.fullmatch(revision)
+        or revision == "0000"
+    ):
         raise InputError(
             ErrorCode.INVALID_REVISION,
             f"invalid revision {revision!r}: use a 4-digit ordinal such as 0001",
