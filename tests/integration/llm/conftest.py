@@ -1,0 +1,96 @@
+"""Fixtures: a scripted local API server, providers built from config, canary keys, a fake clock.
+
+API keys are canaries set for the test only (the session conftest clears real ones); every test
+that exercises a provider checks that the canary never reaches a record, a log line or an error.
+"""
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from resources.llm import ProviderOptions, build_provider
+from resources.llm.anthropic_provider import AnthropicProvider
+from resources.llm.openai_compatible import OpenAICompatibleProvider
+from tests.fakes.http_server import ScriptedHTTPServer
+from tests.fakes.toy_stage import FakeClock
+from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.llm_config import parse_llm_config
+
+ANTHROPIC_CANARY = "sk-ant-api03-CANARY-anthropic-7f3c19e2-never-log-me"
+OPENAI_CANARY = "sk-proj-CANARY-openai-4b8d02aa-never-log-me"
+CANARIES = (ANTHROPIC_CANARY, OPENAI_CANARY)
+
+
+@pytest.fixture
+def canary_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only canary keys in the environment: real ones are removed first."""
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_CANARY)
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_CANARY)
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedHTTPServer]:
+    with ScriptedHTTPServer() as running:
+        yield running
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def debug_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    """Capture every log record, DEBUG included (the SDK and httpx log requests at DEBUG)."""
+    caplog.set_level(logging.DEBUG)
+    return caplog
+
+
+def anthropic_provider(url: str, **overrides: Any) -> AnthropicProvider:
+    config = parse_llm_config(
+        {"provider": "anthropic", "model": "claude-test-model", "base_url": url, "timeout_s": 5}
+        | overrides,
+        source="test",
+    )
+    provider = build_provider(config, ProviderOptions())
+    assert isinstance(provider, AnthropicProvider)
+    return provider
+
+
+def openai_provider(url: str, **overrides: Any) -> OpenAICompatibleProvider:
+    config = parse_llm_config(
+        {
+            "provider": "openai_compatible",
+            "model": "test-model",
+            "base_url": f"{url}/v1",
+            "api_key_env": "OPENAI_API_KEY",
+            "timeout_s": 5,
+        }
+        | overrides,
+        source="test",
+    )
+    provider = build_provider(config, ProviderOptions())
+    assert isinstance(provider, OpenAICompatibleProvider)
+    return provider
+
+
+def assert_no_secret(
+    records: list[DispatchRecord], logs: pytest.LogCaptureFixture, *errors: BaseException
+) -> None:
+    """No canary key in any record, captured log line, or exception text and detail."""
+    texts = [record.model_dump_json() for record in records]
+    texts += [logs.text, *(r.getMessage() for r in logs.records)]
+    for error in errors:
+        texts.append(json.dumps(getattr(error, "detail", {}), default=str))
+        chained: BaseException | None = error
+        while chained is not None:  # the whole chain a traceback would print
+            texts += [str(chained), repr(chained)]
+            chained = chained.__cause__ or chained.__context__
+    for canary in CANARIES:
+        for text in texts:
+            assert canary not in text

@@ -1,0 +1,159 @@
+"""LLM configuration: which provider answers the model calls, and how (``config/llm.*.toml``).
+
+Pure (stdlib + pydantic). Invalid configuration fails at load time with a
+:class:`~vba_assets.errors.ConfigError` whose ``detail['key']`` names the key. No secret is ever
+read from or stored in a config file: the API key is read from the environment variable that
+``api_key_env`` names, when a provider is built (``resources/llm``), and a literal ``api_key`` key
+is refused. Error messages never echo a value that could be a secret.
+"""
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vba_assets.domain.model_call import RetryPolicy
+from vba_assets.errors import ConfigError, ErrorCode
+
+#: Every provider name a config may select. ``resources.llm.PROVIDER_FACTORIES`` maps the names to
+#: implementations; a valid name without an installed implementation fails when it is built.
+PROVIDER_NAMES = ("anthropic", "openai_compatible", "replay", "heuristic")
+ProviderName = Literal["anthropic", "openai_compatible", "replay", "heuristic"]
+ResponseFormat = Literal["tool_use", "json_object", "text"]
+
+DEFAULT_PROVIDER: ProviderName = "heuristic"
+DEFAULT_API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY"}
+DEFAULT_RESPONSE_FORMAT: dict[str, ResponseFormat] = {
+    "anthropic": "tool_use",
+    "openai_compatible": "json_object",
+}
+ALLOWED_RESPONSE_FORMATS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("tool_use",),
+    "openai_compatible": ("json_object", "text"),
+}
+NETWORK_PROVIDERS = ("anthropic", "openai_compatible")
+
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
+_URL = re.compile(r"^https?://[^\s/@?#]+(/[^\s?#]*)?$")
+
+
+class LlmConfig(BaseModel):
+    """One LLM configuration. See ``config/llm.example.toml`` for every key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: ProviderName = DEFAULT_PROVIDER
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    api_key_env: str | None = Field(
+        default=None, description="Name of the environment variable that holds the API key."
+    )
+    base_url: str | None = None
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    max_tokens: int = Field(default=8192, ge=1, le=200_000)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    response_format: ResponseFormat | None = None
+    max_dispatches: int = Field(default=12, ge=1, le=1000)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    source: str = "<default>"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _provider_defaults(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if "api_key" in data:
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID,
+                f"{data.get('source', '<config>')}: api_key: API keys are never read from a config "
+                "file; put the key in an environment variable and name it in api_key_env",
+                key="api_key",
+            )
+        provider = data.get("provider", DEFAULT_PROVIDER)
+        if isinstance(provider, str):
+            if provider in DEFAULT_API_KEY_ENV:
+                data.setdefault("api_key_env", DEFAULT_API_KEY_ENV[provider])
+            if provider in DEFAULT_RESPONSE_FORMAT:
+                data.setdefault("response_format", DEFAULT_RESPONSE_FORMAT[provider])
+        return data
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            # Never echo the value: a key pasted here by mistake must not reach a log.
+            raise ValueError("must be an environment variable NAME (A-Z, 0-9, _), not a key")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _plain_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not _URL.match(value):
+            raise ValueError(
+                "must be an http(s) URL without credentials, query or fragment, e.g. "
+                "'http://127.0.0.1:8000/v1'"
+            )
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _provider_requirements(self) -> "LlmConfig":
+        def fail(key: str, reason: str) -> ConfigError:
+            return ConfigError(ErrorCode.CONFIG_INVALID, f"{self.source}: {key}: {reason}", key=key)
+
+        if self.provider in NETWORK_PROVIDERS and self.model is None:
+            raise fail("model", f"required for provider {self.provider!r}")
+        if self.provider == "openai_compatible" and self.base_url is None:
+            raise fail("base_url", "required for provider 'openai_compatible'")
+        allowed = ALLOWED_RESPONSE_FORMATS.get(self.provider)
+        if allowed is None and self.response_format is not None:
+            raise fail("response_format", f"provider {self.provider!r} takes no response_format")
+        if allowed is not None and self.response_format not in allowed:
+            raise fail(
+                "response_format",
+                f"provider {self.provider!r} supports {', '.join(map(repr, allowed))}",
+            )
+        if self.retry.backoff_cap_s < self.retry.backoff_base_s:
+            raise fail("retry.backoff_cap_s", "must be at least retry.backoff_base_s")
+        return self
+
+
+def _first_error_key(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    return ".".join(str(part) for part in error["loc"]) or "<root>"
+
+
+def parse_llm_config(data: dict[str, Any], *, source: str) -> LlmConfig:
+    """Validate a parsed TOML document (``source`` names it in errors)."""
+    try:
+        return LlmConfig.model_validate({**data, "source": source})
+    except ValidationError as exc:
+        key = _first_error_key(exc)
+        error = exc.errors()[0]
+        reason = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{source}: {key}: {reason}", key=key, source=source
+        ) from None
+
+
+def load_llm_config(path: Path | str | None = None) -> LlmConfig:
+    """Load an LLM config file, or the default (the deterministic ``heuristic`` provider)."""
+    if path is None:
+        return LlmConfig()
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            ErrorCode.CONFIG_NOT_FOUND, f"LLM config file not found: {path}", key="<file>"
+        ) from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{path}: not valid UTF-8 TOML: {exc}", key="<file>"
+        ) from None
+    return parse_llm_config(data, source=str(path))
