@@ -13,11 +13,13 @@ from pydantic import PrivateAttr
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, load_project_config
+from vba_assets.domain.model_call import DispatchBudget
 from vba_assets.domain.research import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.llm_config import LlmConfig, load_llm_config
 from vba_assets.store import Workspace
 
 
-class ProjectResource(dg.ConfigurableResource):  # type: ignore[misc]
+class ProjectResource(dg.ConfigurableResource):
     """The project configuration and the case-package workspace it names."""
 
     project_config: str = ""
@@ -35,7 +37,7 @@ class ProjectResource(dg.ConfigurableResource):  # type: ignore[misc]
         return Workspace(self.load().workspace)
 
 
-class WorldDatabaseResource(dg.ConfigurableResource):  # type: ignore[misc]
+class WorldDatabaseResource(dg.ConfigurableResource):
     """The read-only, allowlisted world database. Offers only contains-search and fetch-by-identity."""
 
     project_config: str = ""
@@ -61,3 +63,27 @@ class WorldDatabaseResource(dg.ConfigurableResource):  # type: ignore[misc]
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+class LlmResource(dg.ConfigurableResource):
+    """Which model provider answers the stages: ``config/llm.*.toml``, or the heuristic default.
+
+    The API key, if the provider needs one, comes only from the environment variable the config
+    names; it is never a resource field, so it never shows in the UI.
+    """
+
+    llm_config: str = ""
+
+    _config: LlmConfig | None = PrivateAttr(default=None)
+    _budget: DispatchBudget | None = PrivateAttr(default=None)
+
+    def load(self) -> LlmConfig:
+        if self._config is None:
+            self._config = load_llm_config(Path(self.llm_config) if self.llm_config else None)
+        return self._config
+
+    def budget(self) -> DispatchBudget:
+        """``max_dispatches`` bounds the model requests of one run, shared by all its steps."""
+        if self._budget is None:
+            self._budget = DispatchBudget(max_dispatches=self.load().max_dispatches)
+        return self._budget

@@ -101,6 +101,39 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if not errors else 5
 
 
+def cmd_trial_run(args: argparse.Namespace) -> int:
+    from vba_assets.llm_config import load_llm_config
+    from vba_assets.pipeline.trial import run_trial
+
+    workspace = _workspace(args)
+    package = workspace.case(args.case_id)
+    revision = args.revision or (package.revisions() or ["0001"])[-1]
+    report = run_trial(
+        workspace,
+        args.case_id,
+        revision,
+        _project(args),
+        load_llm_config(args.llm_config),
+        stop_after=args.stop_after,
+        max_dispatches=args.max_dispatches,
+        package_id=args.package_id,
+    )
+    print("\n".join(report.lines()))
+    return 0
+
+
+def cmd_revision_new(args: argparse.Namespace) -> int:
+    from vba_assets.domain.ids import format_revision
+
+    package = _workspace(args).case(args.case_id)
+    package.read_bytes("case.json")  # the case must have been imported
+    existing = package.revisions()
+    revision = format_revision(int(existing[-1]) + 1 if existing else 1)
+    package.append_event(revision, "created", reason=args.reason or "vba revision new")
+    print(revision)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vba", description="Grounded case interpretation for game-server bug reports."
@@ -130,6 +163,30 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--workspace", help="workspace root (default: from the project config)")
 
     add("worlddb", cmd_worlddb, "Build (if needed) the embedded demo world DB and print its path.")
+
+    trial = sub.add_parser("trial", help="Run one case headless (shares the assets' code path).")
+    trial_sub = trial.add_subparsers(dest="trial_command", required=True)
+    run = trial_sub.add_parser("run", help="Run one case up to --stop-after.")
+    run.set_defaults(handler=cmd_trial_run)
+    run.add_argument("--workspace", help="workspace root (default: from the project config)")
+    run.add_argument("--project-config", help="project config TOML (default: embedded demo)")
+    run.add_argument("--llm-config", help="LLM config TOML (default: the heuristic baseline)")
+    run.add_argument("--case-id", required=True)
+    run.add_argument("--package-id", help="refuse to run unless the case is this package")
+    run.add_argument("--revision", help="NNNN (default: the case's latest revision, or 0001)")
+    run.add_argument(
+        "--stop-after", required=True, choices=["case", "resolution", "interpretation"]
+    )
+    run.add_argument("--max-dispatches", type=int, default=6, help="model requests allowed")
+
+    revision = sub.add_parser("revision", help="Manage analysis revisions.")
+    revision_sub = revision.add_subparsers(dest="revision_command", required=True)
+    new = revision_sub.add_parser("new", help="Start a fresh revision of a case; prints it.")
+    new.set_defaults(handler=cmd_revision_new)
+    new.add_argument("--workspace", help="workspace root (default: from the project config)")
+    new.add_argument("--project-config", help="project config TOML (default: embedded demo)")
+    new.add_argument("--case-id", required=True)
+    new.add_argument("--reason", help="why (recorded in the revision's events)")
 
     ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
     ver.add_argument("--workspace", help="workspace root (default: from the project config)")

@@ -24,11 +24,7 @@ def graph_summary() -> dict[str, Any]:
             "deps": sorted(parent.to_user_string() for parent in node.parent_keys),
             "partitions": type(node.partitions_def).__name__ if node.partitions_def else None,
             "checks": sorted(
-                {
-                    "name": check_key.name,
-                    "blocking": graph.get(check_key).blocking,
-                }["name"]
-                + (" (blocking)" if graph.get(check_key).blocking else "")
+                check_key.name + (" (blocking)" if graph.get(check_key).blocking else "")
                 for check_key in node.check_keys
             ),
         }

@@ -1,5 +1,6 @@
 """The case asset and the inbox sensor, in a real (temporary) Dagster instance."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -126,11 +127,16 @@ def test_inbox_sensor_imports_registers_and_requests_runs(tmp_path: Path) -> Non
         }
         assert requested == {"case": ["BUG-000020"], "revision": ["0001"]}
         assert Workspace(tmp_path / "ws").case_ids() == ["BUG-000020"]
-        # once registered, the next evaluation has nothing to do
+        # once registered, the next evaluation registers nothing; its run request keeps the same
+        # run key, which Dagster de-duplicates, and the bad report is not logged again
         register(instance, "BUG-000020")
-        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+        with dg.build_sensor_context(
+            instance=instance, resources=resources, cursor=result.cursor
+        ) as context:
             again = sensor(context)
-        assert not again.run_requests
+        assert again.dynamic_partitions_requests == []
+        assert [r.run_key for r in again.run_requests or []] == ["start:BUG-000020|0001"]
+        assert again.cursor == result.cursor and len(json.loads(result.cursor or "[]")) == 1
 
 
 @pytest.mark.parametrize("bad", ["BUG|1", "BUG,1"])

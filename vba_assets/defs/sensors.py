@@ -1,5 +1,8 @@
 """The inbox sensor: reports dropped into ``<workspace>/inbox/`` become case partitions."""
 
+import hashlib
+import json
+
 import dagster as dg
 from dagster._core.definitions.unresolved_asset_job_definition import (
     UnresolvedAssetJobDefinition,
@@ -12,13 +15,35 @@ from vba_assets.defs.partitions import (
     partition_key,
     registration_requests,
 )
-from vba_assets.intake import import_inbox
+from vba_assets.intake import InboxRejection, import_inbox
+from vba_assets.store import Workspace
 
 FIRST_REVISION = "0001"
 
 
+def pending_partitions(workspace: Workspace) -> list[tuple[str, str]]:
+    """``(case, revision)`` pairs that exist in the workspace but were never started.
+
+    A newly imported case has no revision folder yet: its first revision is ``0001``. A revision
+    created with ``vba revision new`` has a folder but no frozen ``input.json`` until it runs.
+    """
+    pairs = []
+    for case_id in workspace.case_ids():
+        package = workspace.case(case_id)
+        revisions = package.revisions() or [FIRST_REVISION]
+        for revision in revisions:
+            if not package.exists(f"{package.revision_dir(revision)}/input.json"):
+                pairs.append((case_id, revision))
+    return pairs
+
+
+def _fingerprint(rejection: InboxRejection) -> str:
+    text = f"{rejection.source_name}|{rejection.code.value}|{rejection.message}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
-    """A sensor that imports the inbox, registers new cases and requests their first run."""
+    """A sensor that imports the inbox, registers new partitions and requests their runs."""
 
     @dg.sensor(
         name="inbox_sensor",
@@ -26,29 +51,36 @@ def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition
         minimum_interval_seconds=10,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Imports reports dropped into <workspace>/inbox/ (admission rejects bad ones "
-        "with a logged reason) and registers every imported case as partition <case>|0001.",
+        "with a logged reason, once), registers every case and revision as a partition, and "
+        "requests one run per revision that was never started.",
     )
     def inbox_sensor(
         context: dg.SensorEvaluationContext, project: ProjectResource
     ) -> dg.SensorResult:
         workspace = project.workspace()
+        already_logged = set(json.loads(context.cursor)) if context.cursor else set()
+        rejections = set()
         for outcome in import_inbox(workspace):
-            context.log.info(str(outcome))
+            if isinstance(outcome, InboxRejection):
+                rejections.add(_fingerprint(outcome))
+                if _fingerprint(outcome) in already_logged:
+                    continue
+                context.log.warning(str(outcome))
+            else:
+                context.log.info(str(outcome))
         known_cases = set(context.instance.get_dynamic_partitions(CASE_DIMENSION))
         known_revisions = set(context.instance.get_dynamic_partitions(REVISION_DIMENSION))
-        new_cases = [c for c in workspace.case_ids() if c not in known_cases]
-        if not new_cases:
-            return dg.SensorResult(skip_reason="no new cases in the workspace")
-        revisions = [] if FIRST_REVISION in known_revisions else [FIRST_REVISION]
+        pending = pending_partitions(workspace)
         return dg.SensorResult(
-            dynamic_partitions_requests=registration_requests(new_cases, revisions),
+            dynamic_partitions_requests=registration_requests(
+                [c for c, _ in pending if c not in known_cases],
+                [r for _, r in pending if r not in known_revisions],
+            ),
             run_requests=[
-                dg.RunRequest(
-                    run_key=f"register:{case_id}|{FIRST_REVISION}",
-                    partition_key=partition_key(case_id, FIRST_REVISION),
-                )
-                for case_id in new_cases
+                dg.RunRequest(run_key=f"start:{c}|{r}", partition_key=partition_key(c, r))
+                for c, r in pending
             ],
+            cursor=json.dumps(sorted(rejections)),
         )
 
     return inbox_sensor
