@@ -92,13 +92,25 @@ def cmd_worlddb(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """Re-hash a case package; with --revision also replay-verify it (no API, no DB)."""
+    from vba_assets.pipeline.replay import verify_revision
+
     package = _workspace(args).case(args.case_id)
     findings = package.verify()
     for finding in findings:
         print(f"{finding.kind}\t{finding.relpath}\t{finding.message}")
-    errors = [f for f in findings if f.kind != "stale_temp"]
-    print(f"{len(findings)} finding(s), {len(errors)} error(s)")
-    return 0 if not errors else 5
+    errors = [f for f in findings if f.is_error]
+    print(f"package: {len(findings)} finding(s), {len(errors)} error(s)")
+    revisions = [args.revision] if args.revision else []
+    problems = 0
+    for revision in revisions:
+        report = verify_revision(package, revision)
+        for line in report.checked:
+            print(f"ok\t{revision}\t{line}")
+        for line in report.problems:
+            print(f"PROBLEM\t{revision}\t{line}")
+        problems += len(report.problems)
+    return 0 if not errors and not problems else 5
 
 
 def cmd_trial_run(args: argparse.Namespace) -> int:
@@ -191,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
     ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
     ver.add_argument("--workspace", help="workspace root (default: from the project config)")
     ver.add_argument("--case-id", required=True)
+    ver.add_argument(
+        "--revision", help="also replay-verify this revision: requests, validators, recomputation"
+    )
     return parser
 
 
