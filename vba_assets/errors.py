@@ -84,6 +84,11 @@ class ErrorCode(StrEnum):
     ENTITY_RESOLUTION_INVALID_RESPONSES = "ENTITY_RESOLUTION_INVALID_RESPONSES"
     INTERPRETATION_INVALID_RESPONSES = "INTERPRETATION_INVALID_RESPONSES"
 
+    # quality evaluation (vba eval)
+    EVAL_DATASET_INVALID = "EVAL_DATASET_INVALID"
+    EVAL_BASELINE_INVALID = "EVAL_BASELINE_INVALID"
+    EVAL_OUTPUT_CONFLICT = "EVAL_OUTPUT_CONFLICT"
+
 
 class VbaError(Exception):
     """Base class: a message for people, a code and JSON-safe detail for machines."""
