@@ -9,6 +9,7 @@ the correction loop does not change.
 
 from resources.llm.anthropic_provider import AnthropicProvider
 from resources.llm.base import ProviderFactory, ProviderOptions
+from resources.llm.heuristic import HeuristicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
 from resources.llm.replay import ReplayProvider
 from vba_assets.domain.model_contract import Provider
@@ -19,6 +20,7 @@ PROVIDER_FACTORIES: dict[str, ProviderFactory] = {
     "anthropic": AnthropicProvider.from_config,
     "openai_compatible": OpenAICompatibleProvider.from_config,
     "replay": ReplayProvider.from_config,
+    "heuristic": HeuristicProvider.from_config,
 }
 
 
@@ -39,6 +41,7 @@ def build_provider(config: LlmConfig, options: ProviderOptions | None = None) ->
 __all__ = [
     "PROVIDER_FACTORIES",
     "AnthropicProvider",
+    "HeuristicProvider",
     "OpenAICompatibleProvider",
     "ProviderFactory",
     "ProviderOptions",

@@ -1,0 +1,166 @@
+"""The ``heuristic`` provider: a deterministic local baseline of the three model stages.
+
+It is the default of the embedded demo (``make run`` works end to end with no API key) and the
+baseline that real models are measured against. It is not a language model and says so: every
+reply is labelled provider ``heuristic``, model ``vba-heuristic``, its version
+(:data:`HEURISTIC_VERSION`, in ``response_id`` together with a hash of the output), stop reason
+``end_turn``, zero token usage and no request id. The body is the JSON output itself.
+
+It answers from ``request.stage`` and the structured ``request.stage_context`` and never parses the
+prompt text (:mod:`vba_assets.domain.heuristics`):
+
+* ``resolution_plan``: :func:`~vba_assets.domain.heuristics.planning.plan_searches`, with a
+  gazetteer pass through the injected read-only :class:`~vba_assets.domain.research.CatalogSearch`
+  (skipped when none is given: the plan then rests on capitalization and phrase cues only);
+* ``resolution_assessment``:
+  :func:`~vba_assets.domain.heuristics.assessment.assess_searches`;
+* ``interpretation``: :func:`~vba_assets.domain.heuristics.interpretation.interpret_case`.
+
+Same request, same catalog snapshot -> same bytes (no clock, no randomness, ordered iteration).
+A correction round gets the same answer again: the heuristic cannot learn from the validation
+errors, so a rejected heuristic reply exhausts the stage's budget, honestly. A stage it does not
+know, or a stage context that does not validate, is a non-retryable provider fault (recorded by
+the correction loop). A database outage during the gazetteer pass raises
+:class:`~vba_assets.errors.ResearchUnavailable` unchanged (the case blocks as
+``RESEARCH_UNAVAILABLE``). No socket is opened here besides the injected search.
+"""
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from resources.llm.base import ProviderOptions
+from vba_assets.config import CatalogConfig
+from vba_assets.domain.heuristics.assessment import assess_searches
+from vba_assets.domain.heuristics.interpretation import interpret_case
+from vba_assets.domain.heuristics.planning import plan_searches
+from vba_assets.domain.model_contract import (
+    ChatMessage,
+    ModelRequest,
+    ProviderFault,
+    ProviderReply,
+    TokenUsage,
+)
+from vba_assets.domain.research import CatalogRow, CatalogSearch, SearchResult
+from vba_assets.domain.stage_context import (
+    AssessmentStageContext,
+    InterpretationStageContext,
+    PlanStageContext,
+)
+from vba_assets.errors import ErrorCode
+from vba_assets.llm_config import LlmConfig
+
+PROVIDER_NAME = "heuristic"
+HEURISTIC_MODEL = "vba-heuristic"
+HEURISTIC_VERSION = "heuristic-1"
+STOP_REASON = "end_turn"
+
+
+class LazyCatalogSearch:
+    """A :class:`CatalogSearch` that opens the real one on first use (reuse never opens the DB)."""
+
+    def __init__(self, accessor: Callable[[], CatalogSearch]) -> None:
+        self._accessor = accessor
+        self._search: CatalogSearch | None = None
+
+    def _get(self) -> CatalogSearch:
+        if self._search is None:
+            self._search = self._accessor()
+        return self._search
+
+    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        return self._get().contains_search(catalog, term, limit)
+
+    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
+        return self._get().fetch_by_identity(catalog, identity)
+
+
+def _fault(message: str, kind: str, **detail: Any) -> ProviderFault:
+    fault = ProviderFault(ErrorCode.LLM_PROVIDER_ERROR, message, retryable=False, kind=kind)
+    fault.detail.update(detail)
+    return fault
+
+
+ContextT = TypeVar("ContextT", bound=BaseModel)
+
+
+def _stage_context(request: ModelRequest, model: type[ContextT]) -> ContextT:
+    """The request's structured stage context, or a non-retryable fault naming the problem."""
+    try:
+        return model.model_validate(request.stage_context)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "/".join(str(part) for part in error["loc"]) or "<root>"
+        raise _fault(
+            f"stage {request.stage}: the request's stage_context is not a valid {request.stage} "
+            f"context ({where}: {error['msg']}); the heuristic reads only structured stage data",
+            "stage_context",
+            stage=request.stage,
+        ) from None
+
+
+class HeuristicProvider:
+    """Answers the resolution and interpretation stages deterministically, without a model."""
+
+    name = PROVIDER_NAME
+
+    def __init__(self, catalogs: Sequence[CatalogConfig], search: CatalogSearch | None) -> None:
+        """
+        Args:
+            catalogs: the operator catalogs (their ``helper_name_patterns`` keep technical
+                entries out of selections).
+            search: the read-only catalog search of the planner's gazetteer pass; None skips
+                that pass (a weaker plan from capitalization and phrase cues only).
+        """
+        self._catalogs = tuple(catalogs)
+        self._search = search
+
+    @classmethod
+    def from_config(cls, config: LlmConfig, options: ProviderOptions) -> "HeuristicProvider":
+        """The registry factory: catalogs and a lazy catalog search from ``options``."""
+        accessor = options.catalog_search
+        return cls(options.catalogs, LazyCatalogSearch(accessor) if accessor else None)
+
+    def wire_request(
+        self, request: ModelRequest, messages: Sequence[ChatMessage]
+    ) -> dict[str, Any]:
+        """Nothing goes over a wire: the neutral request is what the heuristic reads."""
+        return request.document(messages)
+
+    def answer(self, request: ModelRequest) -> BaseModel:
+        """The stage's output model for ``request`` (the same for every correction round)."""
+        stage = request.stage
+        if stage == "resolution_plan":
+            return plan_searches(_stage_context(request, PlanStageContext), self._search)
+        if stage == "resolution_assessment":
+            context = _stage_context(request, AssessmentStageContext)
+            return assess_searches(context, self._catalogs)
+        if stage == "interpretation":
+            return interpret_case(_stage_context(request, InterpretationStageContext))
+        raise _fault(
+            f"stage {stage!r} is not one the heuristic provider answers "
+            "(resolution_plan, resolution_assessment, interpretation)",
+            "unsupported_stage",
+            stage=stage,
+        )
+
+    def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
+        """One deterministic answer, labelled as the heuristic's."""
+        output = self.answer(request).model_dump(mode="json")
+        body = json.dumps(output, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        digest = hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
+        return ProviderReply(
+            status_code=200,
+            response_body=body,
+            output_text=body,
+            text=None,
+            stop_reason=STOP_REASON,
+            finish="complete",
+            usage=TokenUsage(input=0, output=0, cache_creation=0, cache_read=0),
+            request_id=None,
+            response_id=f"{HEURISTIC_MODEL}/{HEURISTIC_VERSION}/{digest}",
+            provider_retries=0,
+        )

@@ -1,0 +1,252 @@
+"""Candidate spans and catalog-name spans of the heuristic planner: offsets, skips, format controls."""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from resources.world_db import WorldDatabase
+from vba_assets.config import embedded_project_config
+from vba_assets.domain.heuristics.gazetteer import (
+    GAZETTEER_ROW_LIMIT,
+    MAX_GAZETTEER_SEARCHES,
+    build_gazetteer,
+    catalog_name_spans,
+    search_form,
+    significant_words,
+)
+from vba_assets.domain.heuristics.lexicon import guess_language, is_stopword, is_title_case_line
+from vba_assets.domain.heuristics.spans import (
+    SourceText,
+    Span,
+    extract_spans,
+    tokenize_source,
+)
+from vba_assets.domain.research import CatalogRow, SearchResult
+from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.intake import import_report
+from vba_assets.samples import sample_report_paths
+from vba_assets.store import Workspace
+from vba_assets.worlddata.build import ensure_demo_database
+
+CATALOGS = [
+    CatalogView(name="creature_name", entity_type="creature", kind="name"),
+    CatalogView(name="creature_localized_name", entity_type="creature", kind="localized_name"),
+]
+
+
+def source(text: str, alias: str = "S2", order: int = 0) -> SourceText:
+    return tokenize_source(alias, order, text)
+
+
+def spans_of(text: str) -> list[Span]:
+    return extract_spans([source(text)])
+
+
+def texts(text: str, kind: str | None = None) -> list[str]:
+    return [s.text for s in spans_of(text) if kind is None or s.kind == kind]
+
+
+def test_every_span_is_an_exact_slice_of_its_source() -> None:
+    text = (
+        "I can't find Kael'thas Sunstrider or the Pint-Sized Pink Pachyderm near Avatar of Hakkar."
+    )
+    for span in spans_of(text):
+        assert text[span.start : span.end] == span.text
+
+
+def test_capitalized_runs_keep_apostrophes_hyphens_and_inner_particles() -> None:
+    found = texts(
+        "Yesterday I met Kael'thas Sunstrider, then the Pint-Sized Pink Pachyderm, then Avatar "
+        "of Hakkar and Arugoo of the Stillpine.",
+        "run",
+    )
+    assert "Kael'thas Sunstrider" in found
+    assert "Pint-Sized Pink Pachyderm" in found
+    assert "Avatar of Hakkar" in found
+    assert "Arugoo of the Stillpine" in found
+    assert not any(t.endswith((" of", " the")) or t.startswith(("of ", "the ")) for t in found)
+
+
+def test_sub_runs_split_at_particles_and_after_zone_words() -> None:
+    quoted = texts('I picked up "Catch the Wild Wolpertinger!" from him.')
+    assert "Catch the Wild Wolpertinger" in quoted  # quoted string, trailing "!" dropped
+    assert "Wild Wolpertinger" in quoted  # the sub-run after the particle
+    zone = texts("Tonight in Black Temple Illidan Stormrage evaded.")
+    assert "Black Temple" in zone and "Illidan Stormrage" in zone
+
+
+def test_singular_is_a_span_inside_the_plural() -> None:
+    text = "Those Wolpertingers are gone."
+    singular = next(s for s in spans_of(text) if s.kind == "singular")
+    assert singular.text == "Wolpertinger"
+    assert text[singular.start : singular.end + 1] == "Wolpertingers"
+
+
+def test_possessive_gives_the_name_before_it() -> None:
+    text = "Can't find any Wild Wolpertinger for Goldark's Brewfest quest"
+    found = {s.text: s for s in spans_of(text)}
+    assert "Goldark" in found and "Goldark's" not in found
+    assert text[found["Goldark"].end : found["Goldark"].end + 2] == "'s"
+    assert "Wild Wolpertinger" in found and "Brewfest" in found
+
+
+@pytest.mark.parametrize(
+    ("text", "absent"),
+    [
+        ("# Hogger report\nHe is gone.", "Hogger"),
+        ("Steps to reproduce:\n1. Log in.", "Steps"),
+        ("Expected: nothing happens.", "Expected"),
+        ("Client version: 3.3.5a (12340)", "Client"),
+        ("It broke on Tuesday, September 24.", "Tuesday"),
+        ("Hi GMs, I need help.", "GMs"),
+        ("[Party] [Sunniva]: mine too", "Sunniva"),
+        ("Illidan Stormrage <The Betrayer> evaded.", "The Betrayer"),
+    ],
+)
+def test_headings_templates_versions_dates_and_enclosed_text_are_skipped(
+    text: str, absent: str
+) -> None:
+    found = texts(text)
+    assert all(absent not in t for t in found), found
+    assert not any(any(c.isdigit() for c in t) for t in found)
+
+
+def test_template_label_is_skipped_but_its_value_is_read() -> None:
+    found = texts("Expected: Hogger spawns near the farm.\nActual: Hogger never shows up.")
+    assert found.count("Hogger") == 2
+    assert "Expected" not in found and "Actual" not in found
+
+
+def test_sentence_initial_stop_words_and_verbs_do_not_join_a_name() -> None:
+    found = spans_of("The Wild Wolpertinger is gone. Pulled Harpoon Master Yavus twice.")
+    by_text = {s.text: s for s in found}
+    assert "Wild Wolpertinger" in by_text and "The Wild Wolpertinger" not in by_text
+    assert by_text["Pulled Harpoon Master Yavus"].weak
+    assert by_text["Harpoon Master Yavus"].kind == "run_tail"
+    assert not by_text["Harpoon Master Yavus"].weak
+
+
+@pytest.mark.parametrize("control", ["\u200b", "\u200d", "\u202e", "\u2066", "\ufeff"])
+def test_no_span_crosses_a_format_control(control: str) -> None:
+    text = f'I can\'t see any Wild{control}Wolpertinger and "Gold{control}ark" is here.'
+    found = spans_of(text)
+    assert found
+    for span in found:
+        assert not any(ord(c) in FORMAT_CONTROL_CODEPOINTS for c in span.text)
+        assert text[span.start : span.end] == span.text
+    assert "Wild Wolpertinger" not in [s.text for s in found]
+
+
+def test_title_case_and_language_and_stop_words() -> None:
+    assert is_title_case_line("Can't Find Any Wild Wolpertinger For The Quest")
+    assert not is_title_case_line("Can't find any Wild Wolpertinger for the quest")
+    assert is_stopword("Those're") and is_stopword("I") and not is_stopword("Goldark")
+    german = "ich war gestern auf dem Braufest und die Quest ist kaputt"
+    english = "I was at the Brewfest and the quest is broken"
+    assert guess_language(german.split(" ")) == "de"
+    assert guess_language(english.split(" ")) == "en"
+
+
+def test_search_forms_drop_possessives_and_plural_s() -> None:
+    assert search_form("Goldark's") == "Goldark"
+    assert search_form("Wolpertingers") == "Wolpertinger"
+    assert search_form("Kel’Thuzad") == "Kel'Thuzad"
+    assert search_form("Moss") == "Moss"
+    words = significant_words([source("the wolpertingers and Goldark's hills. Wily beasts")])
+    forms = [w.form for w in words]
+    assert forms[0] == "Goldark" and words[0].marked  # capitalized mid-sentence goes first
+    assert "the" not in forms and "and" not in forms
+    assert not next(w for w in words if w.form == "Wily").marked  # sentence-initial only
+
+
+# --- the gazetteer pass against the demo world database --------------------------------------------
+
+
+class RecordingSearch:
+    """The real database, with every contains search it was asked for recorded."""
+
+    def __init__(self, database: WorldDatabase) -> None:
+        self.database = database
+        self.calls: list[tuple[str, str, int]] = []
+
+    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        self.calls.append((catalog, term, limit))
+        return self.database.contains_search(catalog, term, limit)
+
+    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
+        return self.database.fetch_by_identity(catalog, identity)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorldDatabase]:
+    ensure_demo_database()
+    database = WorldDatabase.from_config(embedded_project_config(tmp_path_factory.mktemp("ws")))
+    yield database
+    database.close()
+
+
+@pytest.fixture(scope="module")
+def sample_sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[SourceText]]:
+    workspace = Workspace(tmp_path_factory.mktemp("samples"))
+    found: dict[str, list[SourceText]] = {}
+    for path in sample_report_paths():
+        result = import_report(workspace, path)
+        case = json.loads(Path(workspace.root, "cases", result.case_id, "case.json").read_text())
+        found[result.case_id] = [
+            tokenize_source(s["alias"], order, s["text"])
+            for order, s in enumerate(case["sources"])
+            if s["readable"]
+        ]
+    return found
+
+
+def test_sample_spans_are_exact_slices(sample_sources: dict[str, list[SourceText]]) -> None:
+    for sources in sample_sources.values():
+        by_alias = {s.alias: s.text for s in sources}
+        for span in extract_spans(sources):
+            assert by_alias[span.source][span.start : span.end] == span.text
+
+
+def test_gazetteer_is_bounded_and_never_repeats_a_search(
+    world: WorldDatabase, sample_sources: dict[str, list[SourceText]]
+) -> None:
+    for case_id in ("BUG-000020", "BUG-000023", "BUG-000025"):
+        recorder = RecordingSearch(world)
+        build_gazetteer(sample_sources[case_id], CATALOGS, recorder, english=True)
+        assert 0 < len(recorder.calls) <= MAX_GAZETTEER_SEARCHES
+        assert len({(c, t.casefold()) for c, t, _ in recorder.calls}) == len(recorder.calls)
+        assert {limit for _, _, limit in recorder.calls} == {GAZETTEER_ROW_LIMIT}
+
+
+def test_catalog_name_spans_find_whole_names_only(
+    world: WorldDatabase, sample_sources: dict[str, list[SourceText]]
+) -> None:
+    sources = sample_sources["BUG-000020"]
+    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    names = catalog_name_spans(sources, gazetteer)
+    found = {(s.source, s.text) for s in names}
+    assert ("S1", "Wild Wolpertinger") in found
+    assert ("S2", "Goldark Snipehunter") in found
+    # "Wolpertinger" is a catalog name, but here it is only part of other names
+    # ("Stunned Wolpertingers", "Wolpertinger Net") or inside "Wild Wolpertinger".
+    assert not any(s.text == "Wolpertinger" for s in names)
+    assert gazetteer.exact("wild wolpertinger") == {"creature_name": [23487]}
+
+
+def test_lower_case_names_are_found_by_the_catalog(world: WorldDatabase) -> None:
+    sources = [source("got catch the wild wolpertinger! from glodrak in durotar", "S1")]
+    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    names = catalog_name_spans(sources, gazetteer)
+    assert [s.text for s in names if not s.weak] == ["wild wolpertinger"]
+
+
+def test_localized_names_match_in_a_german_report(world: WorldDatabase) -> None:
+    text = "Goldark Spatzenjäger hat mir die Quest gegeben, aber kein Wilder Wolpertinger ist da."
+    sources = [source(text)]
+    gazetteer = build_gazetteer(sources, CATALOGS, world, english=False)
+    names = {s.text for s in catalog_name_spans(sources, gazetteer)}
+    assert {"Goldark Spatzenjäger", "Wilder Wolpertinger"} <= names
+    assert gazetteer.exact("Wilder Wolpertinger") == {"creature_localized_name": [23487]}

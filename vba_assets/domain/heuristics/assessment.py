@@ -1,0 +1,225 @@
+"""The heuristic resolution assessment (model call 2 without a model).
+
+One rule decides, for each search, in this order:
+
+1. no candidate -> ``no_match``;
+2. truncated search (more rows matched than were captured) -> ``ambiguous``: a unique selection
+   is impossible, whatever the names;
+3. exactly one candidate has an English or localized name equal to the term (after
+   :func:`~vba_assets.domain.matching.normalize_for_match`), and it is not a technical helper entry
+   (a name matching a ``helper_name_patterns`` regex of its own catalog or of a primary ``name``
+   catalog of the same entity type) -> ``selected``, citing the capture alias, the capture row,
+   the search's first mention and, as evidence, the sentence (or line) of the source around that
+   mention;
+4. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
+   candidates of the best match tier.
+
+Selecting on any unique best-tier candidate (e.g. the only whole-phrase match) was measured on
+real tracker reports to lose a third of the precision, so a name that is merely similar is never
+selected.
+
+What it cannot do: it does not read the report beyond name equality. Two entries with the same
+name (a quest NPC and its invisible trigger copy) stay ambiguous even when the report makes the
+choice obvious to a person; data columns (level, flags, subname) are not weighed; a reporter's
+misspelling never resolves.
+"""
+
+import re
+from collections.abc import Sequence
+
+from vba_assets.config import CatalogConfig
+from vba_assets.domain.matching import EXACT_TIERS, normalize_for_match
+from vba_assets.domain.resolution_models import (
+    EvidenceQuote,
+    MentionCitation,
+    ResolutionAssessmentOutput,
+    SearchAssessmentOutput,
+)
+from vba_assets.domain.stage_context import AssessmentStageContext, CandidateView, SearchView
+
+MAX_EVIDENCE_CHARS = 500
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+
+
+def helper_patterns(catalogs: Sequence[CatalogConfig]) -> dict[str, list[re.Pattern[str]]]:
+    """``catalog name -> compiled helper patterns`` (its own plus its primary name catalogs').
+
+    A localized catalog inherits the patterns of every ``name`` catalog of its entity type, so a
+    candidate found through a translation is still recognized as a trigger or kill credit.
+    """
+    compiled = {
+        c.name: [re.compile(p, re.IGNORECASE) for p in c.helper_name_patterns] for c in catalogs
+    }
+    patterns: dict[str, list[re.Pattern[str]]] = {}
+    for catalog in catalogs:
+        inherited = [
+            pattern
+            for primary in catalogs
+            if primary.kind == "name" and primary.entity_type == catalog.entity_type
+            for pattern in compiled[primary.name]
+        ]
+        own = compiled[catalog.name]
+        patterns[catalog.name] = own + [p for p in inherited if p not in own]
+    return patterns
+
+
+def _names(candidate: CandidateView) -> list[str]:
+    return [candidate.name, *candidate.other_names]
+
+
+def is_exact(candidate: CandidateView, term: str) -> bool:
+    """True when the candidate's name or one of its other matched names equals ``term``."""
+    wanted = normalize_for_match(term)
+    return candidate.tier in EXACT_TIERS or any(
+        normalize_for_match(name) == wanted for name in _names(candidate)
+    )
+
+
+def is_helper(candidate: CandidateView, patterns: dict[str, list[re.Pattern[str]]]) -> bool:
+    """True when any name of the candidate matches a helper pattern of its catalog."""
+    fallback = [p for group in patterns.values() for p in group]
+    found = patterns.get(candidate.catalog, fallback)
+    return any(pattern.search(name) for pattern in found for name in _names(candidate))
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def evidence_quote(text: str, mention: MentionCitation, bare: Sequence[str]) -> str | None:
+    """The sentence (or line) of ``text`` around the mention, verbatim, never just the name.
+
+    The sentence ends at ``.``/``!``/``?`` followed by whitespace, or at a line break. When that
+    is the bare name (a title line), the mention's line and the next line are taken instead; None
+    when even that is only the name. Cut to :data:`MAX_EVIDENCE_CHARS` around the mention.
+    """
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, mention.start)]
+    after = _SENTENCE_END.search(text, mention.end)
+    start, end = _strip(text, ends[-1] if ends else 0, after.end() if after else len(text))
+    folded = {normalize_for_match(name) for name in bare}
+    if normalize_for_match(text[start:end]) in folded:
+        line_break = text.find("\n", mention.end)
+        next_break = text.find("\n", line_break + 1) if line_break >= 0 else -1
+        start, end = _strip(
+            text,
+            text.rfind("\n", 0, mention.start) + 1,
+            next_break if next_break >= 0 else len(text),
+        )
+        if normalize_for_match(text[start:end]) in folded:
+            return None
+    if end - start > MAX_EVIDENCE_CHARS:
+        left = min(max(start, mention.start - MAX_EVIDENCE_CHARS // 2), end - MAX_EVIDENCE_CHARS)
+        start, end = _strip(text, left, left + MAX_EVIDENCE_CHARS)
+    return text[start:end]
+
+
+def _ambiguous(
+    search: SearchView, competing: Sequence[CandidateView], why: str
+) -> dict[str, object]:
+    return {
+        "search_id": search.search_id,
+        "status": "ambiguous",
+        "competing_candidate_ids": [c.candidate_id for c in competing],
+        "rationale": f"heuristic: {why}",
+    }
+
+
+def assess_search(
+    search: SearchView,
+    sources: dict[str, str],
+    patterns: dict[str, list[re.Pattern[str]]],
+) -> SearchAssessmentOutput:
+    """The verdict on one search (see the module docstring for the rule order)."""
+    term = search.term
+    candidates = list(search.candidates)
+    if not candidates:
+        return SearchAssessmentOutput(
+            search_id=search.search_id,
+            status="no_match",
+            rationale=f"heuristic: the search for {term!r} in {search.catalog} returned no "
+            "candidate; a miss is scoped to this catalog, filter and snapshot",
+        )
+    exact = [c for c in candidates if is_exact(c, term)]
+    best_tier = min(c.tier for c in candidates)
+    best = [c for c in candidates if c.tier == best_tier]
+    if search.truncated:
+        data = _ambiguous(
+            search,
+            exact or best,
+            f"the search for {term!r} was truncated (more rows matched than were captured), so "
+            "no unique selection is possible",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    if len(exact) > 1:
+        data = _ambiguous(
+            search,
+            exact,
+            f"{len(exact)} candidates have a name equal to {term!r}; name equality cannot tell "
+            "them apart and the heuristic does not weigh their data columns",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    if not exact:
+        data = _ambiguous(
+            search,
+            best,
+            f"no candidate's name equals {term!r}; the best tier is {best_tier.label} with "
+            f"{len(best)} candidate(s), and a similar name alone is not a justification",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    chosen = exact[0]
+    if is_helper(chosen, patterns):
+        data = _ambiguous(
+            search,
+            exact,
+            f"the only candidate named {term!r} ({chosen.candidate_id}) matches a helper-name "
+            "pattern (a technical entry such as a trigger or kill credit), so it is not selected",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    bare = [term, *_names(chosen)]
+    cited = next(
+        (
+            (mention, quote)
+            for mention in search.mentions
+            if mention.source in sources
+            and (quote := evidence_quote(sources[mention.source], mention, bare)) is not None
+        ),
+        None,
+    )
+    if cited is None:
+        data = _ambiguous(
+            search,
+            exact,
+            f"{chosen.candidate_id} is the only candidate named {term!r}, but no mention has "
+            "report context beyond the bare name to cite, so it is not selected",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    mention, quote = cited
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="selected",
+        candidate_id=chosen.candidate_id,
+        capture=search.capture_alias,
+        capture_row=chosen.capture_row,
+        mention=mention,
+        evidence=[EvidenceQuote(source=mention.source, quote=quote)],
+        rationale=f"heuristic: exact unique name match. {term!r} equals the name of exactly one "
+        f"candidate of this untruncated search ({chosen.candidate_id}: {chosen.name!r}, identity "
+        f"{chosen.identity}) and it matches no helper-name pattern. The evidence is the report "
+        "sentence around the first mention with context; the heuristic weighs no context beyond "
+        "the name",
+    )
+
+
+def assess_searches(
+    context: AssessmentStageContext, catalogs: Sequence[CatalogConfig]
+) -> ResolutionAssessmentOutput:
+    """One verdict per search of ``context``, in the order of the searches."""
+    sources = {s.alias: s.text for s in context.sources if s.readable and s.text is not None}
+    patterns = helper_patterns(catalogs)
+    return ResolutionAssessmentOutput(
+        assessments=[assess_search(search, sources, patterns) for search in context.searches]
+    )

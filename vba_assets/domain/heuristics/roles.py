@@ -1,0 +1,194 @@
+"""Contextual role cues around a mention: affected subject, quest giver, location.
+
+Each mention is read with a short window of its own line before and after it (cut at sentence
+punctuation). The cues are phrase patterns, English first, with the German equivalents of the
+common ones and a few French and Russian ones:
+
+* **affected** (``affected_subject``): the object of a negated perception or action verb ("can't
+  find/see/catch/kill/loot ... X", "no X", "kein einziger X", "missing X"), or X followed by a
+  negation or a failure verb ("X doesn't spawn", "X won't take my quest", "X evades", "X does
+  nothing", "X nicht auffindbar"), also across a place phrase ("X in Naxxramas doesn't ...");
+  a name inside a place phrase takes no such cue from the words after it;
+* **quest giver** (``quest_giver``): "X's quest", "X quest", "X quest giver", "for X's",
+  "Return to X", "talk to X", "Quest von X", "Quest bei X", "X hat mir die Quest gegeben", and
+  "from X" in a sentence about taking or doing a quest;
+* **location** (``location_context``): a locative preposition before X ("in", "at", "near",
+  "im"); it only becomes the role when X also looks zone-like (see :func:`zone_like`).
+
+What it cannot do: it does not parse sentences. A cue in another clause of the same line can be
+attributed to the wrong name; pronouns ("I talked to him") are not resolved; irony, questions
+and hypotheticals read like statements.
+"""
+
+import re
+from dataclasses import dataclass
+
+from vba_assets.domain.heuristics.lexicon import ZONE_WORDS
+
+_WINDOW = 60
+_BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
+_ARTICLES = (
+    r"(?:(?:a|an|the|any|single|one|some|those|these|that|this|even|more|of|den|die|das|"
+    r"der|einen|eine|einzigen|einzige|einziger|einziges|le|la|les|un|une|des|du)\s+)*"
+)
+_NEGATION = (
+    r"(?:can'?t|cannot|can not|couldn'?t|could not|unable to|won'?t|wont|doesn'?t|does not|"
+    r"don'?t|do not|didn'?t|did not|never|impossible to|no way to)"
+)
+_ACTION = (
+    r"(?:find|see|spot|catch|kill|loot|target|attack|tame|net|zap|hit|stun|interact with|talk to|"
+    r"speak to|locate|summon|fight|damage|engage|get|use|reach|click|select|skin|track)"
+)
+_AFFECTED_BEFORE = [
+    re.compile(rf"{_NEGATION}\s+(?:even\s+)?{_ACTION}\s+{_ARTICLES}$"),
+    re.compile(rf"\b(?:no|not a single|not one|not any|zero|without)\s+{_ARTICLES}$"),
+    re.compile(
+        rf"\b(?:missing|bugged|broken|where is|where are|where'?s|looking for|searching for|"
+        rf"search for)\s+{_ARTICLES}$"
+    ),
+    re.compile(rf"\b(?:kein|keine|keinen|keinem|keiner|keines)\s+{_ARTICLES}$"),
+    re.compile(rf"\b(?:finde|sehe|sieht|fange|töte|treffe)\s+(?:\w+\s+)?nicht\s+{_ARTICLES}$"),
+    re.compile(rf"\b(?:wo (?:ist|sind)|fehlt|fehlen)\s+{_ARTICLES}$"),
+    re.compile(rf"\b(?:aucun|aucune|pas de|pas d'|impossible de trouver)\s+{_ARTICLES}$"),
+    re.compile(r"(?:не могу найти|не вижу|нет)\s+$"),
+]
+_AFFECTED_AFTER = [
+    re.compile(
+        r"^\s*(?:is|are|was|were|seems?|appears?)?\s*(?:still\s+)?(?:missing|not spawning|"
+        r"not there|nowhere|gone|bugged|broken|invisible|not visible|untargetable|immune|stuck|"
+        r"evading|not attackable|unkillable)\b"
+    ),
+    re.compile(
+        r"^\s*(?:doesn'?t|does not|don'?t|do not|won'?t|will not|wont|isn'?t|is not|aren'?t|"
+        r"are not|wasn'?t|weren'?t|never|can'?t|cannot|didn'?t|did not|has no|have no|had no)\b"
+    ),
+    re.compile(
+        r"^\s*(?:evades|evaded|resets|reset|despawns|despawned|does nothing|did nothing|"
+        r"bugs out|bugged out|keeps (?:evading|resetting|despawning|dying|running)|just walks|"
+        r"runs away|disappears|disappeared)\b"
+    ),
+    re.compile(
+        r"^\s*(?:\w+\s+)?(?:nicht|fehlt|fehlen|spawnt|spawnen|erscheint|erscheinen|verbuggt|"
+        r"buggt|introuvable|absent|absente|ne )"
+    ),
+]
+_NOT_FUNCTION = (
+    r"(?!(?:for|in|on|at|from|of|to|and|or|the|my|a|an|this|that|with|during|after|before|"
+    r"while)\b)"
+)
+_GIVER_AFTER = [
+    re.compile(rf"^(?:'s|s')\s+(?:{_NOT_FUNCTION}[\w-]+\s+){{0,2}}quest(?:s|line)?\b"),
+    re.compile(r"^\s*[(,-]?\s*(?:the\s+)?quest\s*-?giver\b"),
+    re.compile(
+        r"^\s*(?:gave|gives|give|offered|offers|hands out|handed)\s+(?:me\s+)?"
+        r"(?:the|a|this|that|his|her)\s+quest\b"
+    ),
+    re.compile(
+        r"^\s*(?:hat|gab|gibt)\s+(?:mir\s+|uns\s+)?(?:die|eine|den|seine)\s+"
+        r"(?:quest|aufgabe)\b"
+    ),
+    re.compile(r"^\s*(?:questgeber|auftraggeber)\b"),
+]
+_GIVER_BEFORE = [
+    re.compile(
+        r"(?<!'t )(?<!not )\b(?:return to|returned to|go back to|went back to|talk to|"
+        r"talked to|speak to|speak with|spoke to|report to|reported to|turn in to|"
+        r"turned in to|turn it in to|hand in to|handed in to|quest from|quest giver|"
+        r"questgiver|quest von|quest bei|aufgabe von|questgeber|quête de|donneur de "
+        r"quête)\s+(?:the\s+)?$"
+    ),
+]
+_FOR_POSSESSIVE = re.compile(r"\bfor\s+$")
+_FROM = re.compile(r"\b(?:from|von|de|bei)\s+(?:the\s+)?$")
+_QUEST_SENTENCE = re.compile(
+    r"\b(?:quests?|picked up|pick up|got|took|take|accepted|accept|doing|questline|daily|"
+    r"quête|aufgabe|angenommen|bekommen)\b"
+)
+_LOOT_SENTENCE = re.compile(r"\b(?:loot|looted|drop|drops|dropped|killed|kill)\b")
+_PLACE_PHRASE = re.compile(
+    r"[ \t]*,?[ \t]*(?:in|at|near|inside|around|im|bei|à|dans)[ \t]+(?:the[ \t]+|der[ \t]+)?"
+    r"(?:[A-ZÄÖÜÀ-Þ][\w'’-]*[ \t]*){1,4}"
+)
+_LOCATIVE = re.compile(
+    r"\b(?:in|at|near|around|inside|outside|behind|into|towards?|im|am|nahe|bei der|dans|à|"
+    r"près de)\s+(?:the\s+|der\s+|dem\s+|den\s+)?$"
+)
+
+
+@dataclass(frozen=True)
+class RoleCues:
+    """Cue counts of one term over its mentions (and those of shorter terms folded into it)."""
+
+    affected: int = 0
+    quest_giver: int = 0
+    location: int = 0
+
+    def __add__(self, other: "RoleCues") -> "RoleCues":
+        return RoleCues(
+            self.affected + other.affected,
+            self.quest_giver + other.quest_giver,
+            self.location + other.location,
+        )
+
+    @property
+    def any_subject_cue(self) -> bool:
+        """True with an affected or quest-giver cue (the cues that justify a weak span)."""
+        return self.affected > 0 or self.quest_giver > 0
+
+
+def _context(text: str, start: int, end: int) -> tuple[str, str, str]:
+    """(before, after, surroundings) on the mention's line, lower-cased.
+
+    ``before`` and ``after`` are cut at sentence ends; the surroundings are not (a quest title
+    ending in "!" often sits between the verb and "from X").
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    surroundings = text[max(line_start, start - 2 * _WINDOW) : min(line_end, end + _WINDOW)]
+    before = text[max(line_start, start - _WINDOW) : start]
+    boundaries = list(_BOUNDARY.finditer(before))
+    if boundaries:
+        before = before[boundaries[-1].end() :]
+    after = text[end : min(line_end, end + _WINDOW)]
+    boundary = _BOUNDARY.search(after)
+    if boundary:
+        after = after[: boundary.start() + 1]
+    normalized = [part.replace("’", "'").casefold() for part in (before, after, surroundings)]
+    return normalized[0], normalized[1], normalized[2]
+
+
+def _skip_place(text: str, end: int, after: str) -> str:
+    """``after`` without a leading place phrase ("X in Naxxramas doesn't ..." -> " doesn't ...")."""
+    match = _PLACE_PHRASE.match(text, end)
+    return after[match.end() - end :] if match else after
+
+
+def mention_cues(text: str, start: int, end: int) -> RoleCues:
+    """The role cues of one mention ``text[start:end]``.
+
+    A name inside a place phrase ("in Naxxramas") takes no affected cue from the words after it:
+    "X in Naxxramas doesn't follow" is about X, which gets the cue across the place phrase.
+    """
+    before, after, sentence = _context(text, start, end)
+    in_place = bool(_LOCATIVE.search(before))
+    affected = any(p.search(before) for p in _AFFECTED_BEFORE) or (
+        not in_place and any(p.search(_skip_place(text, end, after)) for p in _AFFECTED_AFTER)
+    )
+    giver = (
+        any(p.search(after) for p in _GIVER_AFTER)
+        or any(p.search(before) for p in _GIVER_BEFORE)
+        or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
+        or (
+            bool(_FROM.search(before))
+            and bool(_QUEST_SENTENCE.search(sentence))
+            and not _LOOT_SENTENCE.search(sentence)
+        )
+    )
+    location = in_place and not affected and not giver
+    return RoleCues(int(affected), int(giver), int(location))
+
+
+def zone_like(term: str) -> bool:
+    """True when a word of ``term`` is a zone word ("Howling Fjord", "Black Temple")."""
+    return any(word.casefold() in ZONE_WORDS for word in re.findall(r"[^\W\d_]+", term))
