@@ -26,8 +26,11 @@ from vba_assets.store import canonical_bytes
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.
 _CAPTURE_SQL = re.compile(
-    r"^SELECT .+ FROM .+ WHERE .+ LIKE .+ ESCAPE .+ ORDER BY .+ LIMIT .+$", re.S
+    r"^SELECT\s.+\sFROM\s.+\sWHERE\s.+\sLIKE\s.+\sESCAPE\s.+\sORDER BY\s.+\sLIMIT\s.+$",
+    re.S,
 )
+#: The only literal a capture's SQL may hold: the LIKE escape character (SQLite '\', MySQL '\\').
+_ESCAPE_CLAUSE = re.compile(r"ESCAPE\s+'\\{1,2}'")
 
 
 @dataclass
@@ -80,7 +83,7 @@ def check_capture_provenance(env: RevisionEnv) -> CheckOutcome:
             problems.append(f"{where}: the capture's search differs from the accepted plan")
         if result.term != search.term or result.catalog != search.catalog:
             problems.append(f"{where}: term/catalog differ from the plan")
-        if not _CAPTURE_SQL.match(result.sql) or search.term in result.sql:
+        if not _CAPTURE_SQL.match(result.sql) or "'" in _ESCAPE_CLAUSE.sub("", result.sql):
             problems.append(f"{where}: SQL is not the parameterized contains-search template")
         if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
             problems.append(f"{where}: snapshot binding differs from the frozen input")
@@ -112,9 +115,10 @@ def check_selections(env: RevisionEnv) -> CheckOutcome:
         return CheckOutcome.not_applicable("no accepted assessment")
     issues = validate_assessment(assessment, compute_candidate_index(env), plan, env.case_doc())
     problems = [f"{i.path}: {i.message}" for i in issues if "truncated" not in i.message]
-    stored = load_resolution_context(env)
-    if stored is None or stored != compute_resolution_context(env):
-        problems.append("context.json does not recompute from plan, captures and assessment")
+    if not issues:
+        stored = load_resolution_context(env)
+        if stored is None or stored != compute_resolution_context(env):
+            problems.append("context.json does not recompute from plan, captures and assessment")
     return CheckOutcome.of(problems)
 
 

@@ -3,11 +3,11 @@
 from collections.abc import Callable
 
 from resources.llm import ProviderOptions, build_provider
-from vba_assets.config import ProjectConfig
+from vba_assets.config import CatalogConfig, ProjectConfig
 from vba_assets.domain.model_contract import DispatchRecord, Provider
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.revision import RevisionEnv, resolution_input
 from vba_assets.pipeline.stages import WorldAccess
 
 
@@ -17,6 +17,14 @@ def recorded_dispatches(env: RevisionEnv) -> list[DispatchRecord]:
     for base in (env.er_dir, env.rev_dir):
         records += PackageRecorder(env.package, env.revision, base).all_records()
     return records
+
+
+def frozen_catalogs(env: RevisionEnv) -> list[CatalogConfig]:
+    """The catalogs frozen in the revision's resolution input (empty before it is frozen)."""
+    if not env.package.exists(f"{env.er_dir}/input.json"):
+        return []
+    frozen = resolution_input(env, None)
+    return [CatalogConfig.model_validate(catalog) for catalog in frozen.catalogs]
 
 
 def provider_factory(
@@ -29,7 +37,7 @@ def provider_factory(
         if not built:
             options = ProviderOptions(
                 replay_records=recorded_dispatches(env) if llm.provider == "replay" else None,
-                catalogs=project.catalogs,
+                catalogs=frozen_catalogs(env) or project.catalogs,
                 catalog_search=world.search if llm.provider == "heuristic" else None,
             )
             built.append(build_provider(llm, options))

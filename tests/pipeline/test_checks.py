@@ -1,0 +1,99 @@
+"""The independent asset checks pass on an honest revision and fail on a tampered one."""
+
+import json
+from pathlib import Path
+
+from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context
+from tests.pipeline.support import (
+    ER,
+    QUEST,
+    assess_exact,
+    imported,
+    interpret,
+    plan_reply,
+    project_config,
+    run,
+)
+from vba_assets.pipeline import checks
+from vba_assets.pipeline.replay import replay_env
+from vba_assets.store import CasePackage, canonical_bytes
+
+ALL_CHECKS = [
+    checks.check_plan_grounding,
+    checks.check_capture_provenance,
+    checks.check_candidate_index,
+    checks.check_selections,
+    checks.check_no_truncated_selection,
+    checks.check_interpretation_retention,
+]
+
+
+def completed(tmp_path: Path) -> CasePackage:
+    workspace, package = imported(tmp_path)
+    case_doc = package.read_json("case.json")
+    provider = ScriptedProvider(
+        {
+            "resolution_plan": [plan_reply(case_doc, QUEST)],
+            "resolution_assessment": [from_stage_context(assess_exact)],
+            "interpretation": [from_stage_context(interpret)],
+        }
+    )
+    run(workspace, "BUG-000020", project_config(tmp_path / "ws"), provider)
+    return package
+
+
+def overwrite(package: CasePackage, relpath: str, doc: object) -> None:
+    path = package.path(relpath)
+    path.chmod(0o644)
+    path.write_bytes(canonical_bytes(doc))
+
+
+def test_every_check_passes_on_an_honest_revision(tmp_path: Path) -> None:
+    env = replay_env(completed(tmp_path), "0001")
+    for check in ALL_CHECKS:
+        outcome = check(env)
+        assert outcome.passed and outcome.skipped is None, (check.__name__, outcome.problems)
+
+
+def test_an_ungrounded_plan_fails_the_grounding_check(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    doc = package.read_json(f"{ER}/plan.json")
+    doc["plan"]["searches"][0]["term"] = "Wolpertinger King"
+    overwrite(package, f"{ER}/plan.json", doc)
+    outcome = checks.check_plan_grounding(replay_env(package, "0001"))
+    assert not outcome.passed
+    assert "does not occur in the cited quote" in outcome.problems[0]
+
+
+def test_a_capture_with_a_literal_term_in_its_sql_fails_provenance(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    env = replay_env(package, "0001")
+    relpath = package.list_dir(f"{ER}/captures")[0]
+    doc = package.read_json(relpath)
+    doc["result"]["sql"] = doc["result"]["sql"].replace(
+        "LIKE ?", f"LIKE '%{doc['result']['term']}%'"
+    )
+    overwrite(package, relpath, doc)  # now its name no longer matches its hash either
+    outcome = checks.check_capture_provenance(env)
+    assert not outcome.passed
+
+
+def test_a_selection_outside_the_candidates_fails_the_citation_check(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    doc = package.read_json(f"{ER}/assessment.json")
+    doc["assessment"]["assessments"][0]["candidate_id"] = "Q1-C9"
+    overwrite(package, f"{ER}/assessment.json", doc)
+    outcome = checks.check_selections(replay_env(package, "0001"))
+    assert not outcome.passed
+    assert any("Q1-C9" in p for p in outcome.problems)
+
+
+def test_an_interpretation_that_drops_a_selected_entity_fails_retention(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    relpath = "analysis/interpretations/0001/interpretation.json"
+    doc = package.read_json(relpath)
+    doc["interpretation"]["context_entities"] = []
+    overwrite(package, relpath, doc)
+    outcome = checks.check_interpretation_retention(replay_env(package, "0001"))
+    assert not outcome.passed
+    assert "N2" in json.dumps(outcome.problems)
