@@ -1,0 +1,155 @@
+"""All six assets in a real Dagster instance, on SQLite always and on MariaDB when configured.
+
+The heuristic provider answers (the default; no API key). Set ``VBA_TEST_PROJECT_CONFIG`` to a
+MariaDB project config (CI does) to run the same tests against the real server.
+"""
+
+import os
+import re
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.defs.case_asset import case
+from vba_assets.defs.pipeline_assets import PIPELINE_ASSETS
+from vba_assets.intake import import_report
+from vba_assets.samples import sample_report_path
+from vba_assets.store import Workspace, canonical_bytes
+
+REPO = Path(__file__).resolve().parents[2]
+ASSETS = [case, *PIPELINE_ASSETS]
+ER = "analysis/interpretations/0001/entity-resolution"
+
+
+def _config_text(backend: str, workspace: Path) -> str:
+    text = (REPO / "config" / "project.mariadb-ci.toml").read_text()
+    if backend == "mariadb":
+        source = Path(os.environ["VBA_TEST_PROJECT_CONFIG"]).read_text()
+        text = source
+    else:
+        text = re.sub(r"(?m)^url = .*$", 'url = "embedded:demo"', text)
+        text = re.sub(r"(?m)^password_env = .*$", "", text)
+    return re.sub(r"(?m)^workspace = .*$", f'workspace = "{workspace}"', text)
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("mariadb", marks=pytest.mark.mariadb),
+    ]
+)
+def project_file(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    if request.param == "mariadb" and not os.environ.get("VBA_TEST_PROJECT_CONFIG"):
+        pytest.skip("VBA_TEST_PROJECT_CONFIG is not set (MariaDB world DB)")
+    path = tmp_path / "project.toml"
+    path.write_text(_config_text(request.param, tmp_path / "ws"))
+    return path
+
+
+def resources(project_file: Path) -> dict[str, object]:
+    return {
+        "project": ProjectResource(project_config=str(project_file)),
+        "world_db": WorldDatabaseResource(project_config=str(project_file)),
+        "llm": LlmResource(),
+    }
+
+
+def register(instance: dg.DagsterInstance, *case_ids: str) -> None:
+    instance.add_dynamic_partitions("case", list(case_ids))
+    instance.add_dynamic_partitions("revision", ["0001"])
+
+
+def test_six_assets_materialize_for_two_cases_with_every_check_passing(
+    project_file: Path, tmp_path: Path
+) -> None:
+    workspace = Workspace(tmp_path / "ws")
+    cases = ["BUG-000020", "BUG-000021"]
+    for case_id in cases:
+        import_report(workspace, sample_report_path(case_id))
+    with dg.instance_for_test() as instance:
+        register(instance, *cases)
+        for case_id in cases:
+            result = dg.materialize(
+                ASSETS,
+                partition_key=f"{case_id}|0001",
+                resources=resources(project_file),
+                instance=instance,
+            )
+            assert result.success
+            materialized = {
+                e.event_specific_data.materialization.asset_key.to_user_string()
+                for e in result.get_asset_materialization_events()
+            }
+            assert materialized == {a.key.to_user_string() for a in ASSETS}
+            evaluations = result.get_asset_check_evaluations()
+            assert len(evaluations) == 7  # one per check spec: 1+1+1+1+2+1
+            assert all(e.passed for e in evaluations), [
+                (e.check_name, e.metadata) for e in evaluations if not e.passed
+            ]
+            assert {e.partition for e in evaluations} == {f"{case_id}|0001"}
+        package = workspace.case("BUG-000020")
+        context = package.read_json(f"{ER}/context.json")
+        selected = {n["identity"]: n["role"] for n in context["selected"]}
+        assert selected.get(23487) == "affected_subject"
+        assert selected.get(23486, "quest_giver") == "quest_giver"
+        # a second materialization reuses everything: same data versions, no new dispatch
+        before = sorted(package.list_dir(f"{ER}/dispatches"))
+        again = dg.materialize(
+            ASSETS,
+            partition_key="BUG-000020|0001",
+            resources=resources(project_file),
+            instance=instance,
+        )
+        versions = {
+            e.event_specific_data.materialization.asset_key.to_user_string(): e.event_specific_data.materialization.tags[
+                "dagster/data_version"
+            ]
+            for e in again.get_asset_materialization_events()
+        }
+        assert versions["resolution_plan"] == package.artifact_ref(f"{ER}/plan.json").sha256
+        assert sorted(package.list_dir(f"{ER}/dispatches")) == before
+
+
+def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_downstream(
+    project_file: Path, tmp_path: Path
+) -> None:
+    workspace = Workspace(tmp_path / "ws")
+    import_report(workspace, sample_report_path("BUG-000020"))
+    package = workspace.case("BUG-000020")
+    with dg.instance_for_test() as instance:
+        register(instance, "BUG-000020")
+        first = dg.materialize(
+            [case, PIPELINE_ASSETS[0]],
+            partition_key="BUG-000020|0001",
+            resources=resources(project_file),
+            instance=instance,
+        )
+        assert first.success
+        # inject: an accepted plan whose term no longer occurs in its cited span
+        path = package.path(f"{ER}/plan.json")
+        doc = package.read_json(f"{ER}/plan.json")
+        doc["plan"]["searches"][0]["term"] = "Wolpertinger King"
+        path.chmod(0o644)
+        path.write_bytes(canonical_bytes(doc))
+
+        result = dg.materialize(
+            ASSETS,
+            partition_key="BUG-000020|0001",
+            resources=resources(project_file),
+            instance=instance,
+            raise_on_error=False,
+        )
+        assert not result.success
+        [grounding] = [
+            e for e in result.get_asset_check_evaluations() if e.check_name == "plan_grounding"
+        ]
+        assert not grounding.passed
+        assert "Wolpertinger King" in grounding.metadata["problems"].value
+        materialized = {
+            e.event_specific_data.materialization.asset_key.to_user_string()
+            for e in result.get_asset_materialization_events()
+        }
+        assert materialized == {"case", "resolution_plan"}  # nothing downstream ran
+        assert not package.exists(f"{ER}/candidates.json")
