@@ -130,8 +130,18 @@ def test_openai_compatible_builds_without_a_key_unless_one_is_named() -> None:
         build_provider(named, ProviderOptions(env={"K": "  "}))
 
 
-def test_a_valid_provider_without_an_installed_factory_is_a_clear_config_error() -> None:
+def test_a_valid_provider_without_an_installed_factory_is_a_clear_config_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import resources.llm as llm
+
+    monkeypatch.delitem(llm.PROVIDER_FACTORIES, "heuristic")
     with pytest.raises(ConfigError) as raised:
         build_provider(load_llm_config(None), ProviderOptions(env={}))
     assert raised.value.detail["key"] == "provider"
     assert "'heuristic' is not installed" in raised.value.message
+
+
+def test_the_default_provider_is_the_installed_heuristic_baseline() -> None:
+    provider = build_provider(load_llm_config(None), ProviderOptions(env={}))
+    assert provider.name == "heuristic"
