@@ -1,0 +1,349 @@
+"""Quality and cost metrics of entity resolution against a gold dataset (pure: stdlib only).
+
+Inputs are what the pipeline produced for one case (:class:`CaseObservation`: the accepted plan's
+searches with their captured candidates and assessment verdicts, and every model dispatch) and the
+case's gold mentions (:class:`~vba_assets.evaluation.dataset.EvalCase`). Definitions:
+
+* **covers**: a search covers a mention when its term occurs in the mention's surface or the
+  surface occurs in the term, compared case-insensitively (NFC, ``str.casefold``). Positions are
+  not compared. The **primary** covering search is the one whose term is closest in length to the
+  surface (an exact match first), ties broken by plan order; it decides the mention's role and
+  outcome.
+* **mention recall** = covered mentions / all gold mentions (null gold included).
+* **candidate recall at k** = gold mentions (``gold_entry`` not null) whose gold entry is among
+  the captured candidates of *any* covering search / gold mentions; ``k`` is ``max_candidates``.
+  ``candidate_recall_at_k_covered`` divides by covered gold mentions instead.
+* **mention outcome** of a gold mention, from its primary covering search: ``correct`` (selected
+  the gold entry), ``wrong`` (selected another entry), ``abstained`` (``ambiguous`` or
+  ``no_match``), ``unassessed`` (covered, but the pipeline stopped before the assessment) or
+  ``missed`` (not covered). The five rates over gold mentions sum to 1:
+  **mention accuracy**, **wrong-selection rate**, **abstention rate**, ``unassessed_rate`` and
+  ``missed_rate``.
+* **selection precision / recall** (entry level, per case, then summed over cases): with S the set
+  of entries selected by any search of the case and G the set of its non-null gold entries,
+  precision = sum |S ∩ G| / sum |S|, recall = sum |S ∩ G| / sum |G|.
+* **role accuracy** = covered mentions whose primary search's role equals the gold role
+  (``location_context`` counts as ``other_context``) / covered mentions.
+* **null-gold selection rate** = covered null-gold mentions whose primary search selected an entry
+  / covered null-gold mentions (lower is better: nothing can be justified there).
+* **search precision** = searches that cover at least one gold mention / all searches.
+* **calls per case** = dispatch records (every model request, accepted, rejected or failed) / cases;
+  **tokens per case** = (input + output tokens of those records) / cases; a record without usage
+  counts 0 and is counted in ``usage_missing``.
+* **blocked rate** = cases whose import or pipeline raised an error / cases.
+
+Every aggregate is a micro-average: numerators and denominators are summed over cases first.
+A rate whose denominator is 0 is ``None``.
+"""
+
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Literal
+
+from vba_assets.evaluation.dataset import EvalCase, GoldMention
+
+SearchStatus = Literal["selected", "ambiguous", "no_match", "unassessed"]
+#: ``selected`` is the outcome of a null-gold mention whose primary search selected an entry.
+MentionOutcome = Literal["correct", "wrong", "abstained", "unassessed", "missed", "selected"]
+Identity = int | str
+
+#: Rates where a higher value is better (the regression check guards drops).
+HIGHER_IS_BETTER = (
+    "mention_recall",
+    "candidate_recall_at_k",
+    "candidate_recall_at_k_covered",
+    "selection_precision",
+    "selection_recall",
+    "mention_accuracy",
+    "role_accuracy",
+    "search_precision",
+)
+#: Rates where a lower value is better (the regression check guards rises).
+LOWER_IS_BETTER = (
+    "wrong_selection_rate",
+    "abstention_rate",
+    "unassessed_rate",
+    "missed_rate",
+    "null_gold_selection_rate",
+    "blocked_rate",
+)
+#: Cost figures (the regression check wants them unchanged).
+COST_FIGURES = ("calls_per_case", "tokens_per_case")
+
+
+@dataclass(frozen=True)
+class ObservedSearch:
+    """One accepted search of a case, what it captured and how it was assessed."""
+
+    search_id: str
+    term: str
+    role: str
+    candidates: tuple[Identity, ...] = ()
+    truncated: bool = False
+    status: SearchStatus = "unassessed"
+    selected: Identity | None = None
+
+
+@dataclass(frozen=True)
+class ObservedCall:
+    """One dispatch record: a model request and its token usage (None: not reported)."""
+
+    stage: str
+    outcome: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class CaseObservation:
+    """What the pipeline produced for one case (``error_code`` set when it was blocked)."""
+
+    case_id: str
+    searches: tuple[ObservedSearch, ...] = ()
+    calls: tuple[ObservedCall, ...] = ()
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Additive counters; :meth:`rates` turns them into the metrics of the module docstring."""
+
+    cases: int = 0
+    blocked: int = 0
+    mentions: int = 0
+    covered: int = 0
+    gold_mentions: int = 0
+    covered_gold_mentions: int = 0
+    candidate_hits: int = 0
+    correct: int = 0
+    wrong: int = 0
+    abstained: int = 0
+    unassessed: int = 0
+    missed: int = 0
+    role_correct: int = 0
+    null_gold_covered: int = 0
+    null_gold_selected: int = 0
+    selected_entries: int = 0
+    gold_entries: int = 0
+    true_positive_entries: int = 0
+    searches: int = 0
+    matched_searches: int = 0
+    calls: int = 0
+    rejected_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    usage_missing: int = 0
+
+    def __add__(self, other: "Counts") -> "Counts":
+        return Counts(
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        )
+
+    def fractions(self) -> dict[str, tuple[int, int]]:
+        """Every metric of the module docstring as ``(numerator, denominator)``."""
+        gold = self.gold_mentions
+        return {
+            "mention_recall": (self.covered, self.mentions),
+            "candidate_recall_at_k": (self.candidate_hits, gold),
+            "candidate_recall_at_k_covered": (self.candidate_hits, self.covered_gold_mentions),
+            "selection_precision": (self.true_positive_entries, self.selected_entries),
+            "selection_recall": (self.true_positive_entries, self.gold_entries),
+            "mention_accuracy": (self.correct, gold),
+            "wrong_selection_rate": (self.wrong, gold),
+            "abstention_rate": (self.abstained, gold),
+            "unassessed_rate": (self.unassessed, gold),
+            "missed_rate": (self.missed, gold),
+            "role_accuracy": (self.role_correct, self.covered),
+            "null_gold_selection_rate": (self.null_gold_selected, self.null_gold_covered),
+            "search_precision": (self.matched_searches, self.searches),
+            "blocked_rate": (self.blocked, self.cases),
+            "calls_per_case": (self.calls, self.cases),
+            "tokens_per_case": (self.input_tokens + self.output_tokens, self.cases),
+        }
+
+    def rates(self) -> dict[str, float | None]:
+        """Every metric as a number (None when its denominator is 0)."""
+        return {
+            name: numerator / denominator if denominator else None
+            for name, (numerator, denominator) in self.fractions().items()
+        }
+
+    def to_json(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MentionResult:
+    """How one gold mention fared."""
+
+    surface: str
+    gold_role: str
+    gold_entry: int | None
+    outcome: MentionOutcome
+    covered_by: str | None = None
+    predicted_role: str | None = None
+    candidate_hit: bool | None = None
+    selected: Identity | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The metrics of one case."""
+
+    case_id: str
+    tags: tuple[str, ...]
+    mentions: tuple[MentionResult, ...]
+    counts: Counts
+    calls_by_stage: dict[str, int] = field(default_factory=dict)
+    selected_entries: tuple[Identity, ...] = ()
+    unmatched_terms: tuple[str, ...] = ()
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+def normalize_identity(identity: Identity) -> Identity:
+    """Catalog identities may come back as digit strings; compare them as integers."""
+    if isinstance(identity, str) and identity.isascii() and identity.isdigit():
+        return int(identity)
+    return identity
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def covers(term: str, surface: str) -> bool:
+    """Whether a search term covers a mention surface (see the module docstring)."""
+    folded_term, folded_surface = _fold(term), _fold(surface)
+    if not folded_term or not folded_surface:
+        return False
+    return folded_term in folded_surface or folded_surface in folded_term
+
+
+def primary_search(
+    searches: Sequence[ObservedSearch], surface: str
+) -> tuple[ObservedSearch | None, list[ObservedSearch]]:
+    """The primary covering search of ``surface`` and every covering search."""
+    covering = [search for search in searches if covers(search.term, surface)]
+    if not covering:
+        return None, []
+    size = len(_fold(surface))
+    ranked = sorted(
+        enumerate(covering), key=lambda item: (abs(len(_fold(item[1].term)) - size), item[0])
+    )
+    return ranked[0][1], covering
+
+
+def gold_role_of(plan_role: str) -> str:
+    """A plan role in the gold vocabulary (``location_context`` is other context)."""
+    return "other_context" if plan_role == "location_context" else plan_role
+
+
+def _mention_result(mention: GoldMention, searches: Sequence[ObservedSearch]) -> MentionResult:
+    primary, covering = primary_search(searches, mention.surface)
+    if primary is None:
+        return MentionResult(mention.surface, mention.role, mention.gold_entry, "missed")
+    gold = mention.gold_entry
+    selected = normalize_identity(primary.selected) if primary.selected is not None else None
+    outcome: MentionOutcome
+    if primary.status == "unassessed":
+        outcome = "unassessed"
+    elif primary.status in ("ambiguous", "no_match") or selected is None:
+        outcome = "abstained"
+    elif gold is None:
+        outcome = "selected"
+    else:
+        outcome = "correct" if selected == gold else "wrong"
+    hit = None
+    if gold is not None:
+        hit = any(gold in {normalize_identity(c) for c in s.candidates} for s in covering)
+    return MentionResult(
+        surface=mention.surface,
+        gold_role=mention.role,
+        gold_entry=gold,
+        outcome=outcome,
+        covered_by=primary.search_id,
+        predicted_role=gold_role_of(primary.role),
+        candidate_hit=hit,
+        selected=selected,
+    )
+
+
+def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
+    """Metrics of one case from its gold mentions and what the pipeline produced."""
+    searches = observation.searches
+    results = tuple(_mention_result(mention, searches) for mention in case.mentions)
+    gold_results = [r for r in results if r.gold_entry is not None]
+    null_results = [r for r in results if r.gold_entry is None and r.covered_by is not None]
+    selected = {
+        normalize_identity(s.selected)
+        for s in searches
+        if s.status == "selected" and s.selected is not None
+    }
+    gold_entries = {m.gold_entry for m in case.mentions if m.gold_entry is not None}
+    matched = [s for s in searches if any(covers(s.term, m.surface) for m in case.mentions)]
+    by_stage: dict[str, int] = {}
+    for call in observation.calls:
+        by_stage[call.stage] = by_stage.get(call.stage, 0) + 1
+
+    def outcomes(name: str) -> int:
+        return sum(1 for r in gold_results if r.outcome == name)
+
+    counts = Counts(
+        cases=1,
+        blocked=1 if observation.error_code else 0,
+        mentions=len(results),
+        covered=sum(1 for r in results if r.covered_by is not None),
+        gold_mentions=len(gold_results),
+        covered_gold_mentions=sum(1 for r in gold_results if r.covered_by is not None),
+        candidate_hits=sum(1 for r in gold_results if r.candidate_hit),
+        correct=outcomes("correct"),
+        wrong=outcomes("wrong"),
+        abstained=outcomes("abstained"),
+        unassessed=outcomes("unassessed"),
+        missed=outcomes("missed"),
+        role_correct=sum(
+            1 for r in results if r.covered_by is not None and r.predicted_role == r.gold_role
+        ),
+        null_gold_covered=len(null_results),
+        null_gold_selected=sum(1 for r in null_results if r.outcome == "selected"),
+        selected_entries=len(selected),
+        gold_entries=len(gold_entries),
+        true_positive_entries=len(selected & gold_entries),
+        searches=len(searches),
+        matched_searches=len(matched),
+        calls=len(observation.calls),
+        rejected_calls=sum(1 for c in observation.calls if c.outcome == "rejected"),
+        input_tokens=sum(c.input_tokens or 0 for c in observation.calls),
+        output_tokens=sum(c.output_tokens or 0 for c in observation.calls),
+        usage_missing=sum(
+            1 for c in observation.calls if c.input_tokens is None or c.output_tokens is None
+        ),
+    )
+    return CaseResult(
+        case_id=case.id,
+        tags=case.tags,
+        mentions=results,
+        counts=counts,
+        calls_by_stage=dict(sorted(by_stage.items())),
+        selected_entries=tuple(sorted(selected, key=str)),
+        unmatched_terms=tuple(s.term for s in searches if s not in matched),
+        error_code=observation.error_code,
+        error_message=observation.error_message,
+    )
+
+
+def total(results: Iterable[CaseResult]) -> Counts:
+    """The summed counters of ``results``."""
+    counts = Counts()
+    for result in results:
+        counts = counts + result.counts
+    return counts
+
+
+def by_tag(results: Sequence[CaseResult]) -> dict[str, Counts]:
+    """Summed counters per tag (a case with several tags counts in each)."""
+    tags = sorted({tag for result in results for tag in result.tags})
+    return {tag: total(r for r in results if tag in r.tags) for tag in tags}

@@ -1,0 +1,393 @@
+"""``vba eval``: run every dataset report through the pipeline and score it (the IO part).
+
+Each line becomes a case (case id = the line's ``id``) in a scratch workspace: a temporary folder,
+or ``<out>/workspace`` with ``--out``. The case is imported like any report
+(:func:`~vba_assets.intake.import_report`) and run with
+:func:`~vba_assets.pipeline.trial.run_trial` up to ``interpretation`` in revision ``0001``, the same
+stage code as the Dagster assets, against the project's world DB (the embedded demo DB by default).
+The accepted artifacts (plan, candidate index, assessment, dispatch records) are then read back and
+scored (:mod:`vba_assets.evaluation.metrics`). A case whose import or pipeline raises is scored
+with whatever it accepted before, and listed with its error code; it is never dropped.
+
+Re-running with the same ``--out`` reuses every accepted artifact (no model call, no query); an
+``--out`` made with another dataset, provider, model or policy is refused
+(``EVAL_OUTPUT_CONFLICT``) rather than mixed.
+"""
+
+import argparse
+import dataclasses
+import json
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from resources.world_db import WorldDatabase
+from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
+from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.domain.resolution_models import (
+    CandidateIndex,
+    ResolutionAssessmentOutput,
+    ResolutionPlanOutput,
+)
+from vba_assets.errors import (
+    ConfigError,
+    ErrorCode,
+    InputError,
+    ModelError,
+    ResearchUnavailable,
+    StoreError,
+    VbaError,
+)
+from vba_assets.evaluation.dataset import Dataset, EvalCase, load_dataset
+from vba_assets.evaluation.metrics import (
+    CaseObservation,
+    CaseResult,
+    ObservedCall,
+    ObservedSearch,
+    SearchStatus,
+    score_case,
+)
+from vba_assets.evaluation.report import (
+    DEFAULT_RATE_TOLERANCE,
+    EvalReport,
+    RunInfo,
+    compare_to_baseline,
+    load_baseline,
+    write_baseline,
+    write_results,
+)
+from vba_assets.intake import import_report
+from vba_assets.llm_config import LlmConfig, load_llm_config
+from vba_assets.pipeline.recorder import PackageRecorder
+from vba_assets.pipeline.revision import model_name
+from vba_assets.pipeline.trial import run_trial
+from vba_assets.store import CasePackage, Workspace
+
+#: Every evaluated case runs in this revision of its scratch package.
+EVAL_REVISION = "0001"
+#: Written into ``<out>/``: what the workspace there was made with.
+RUN_MARKER = "eval-run.json"
+#: Exit code of :func:`main` when a run falls below its baseline.
+EXIT_REGRESSION = 7
+_EXIT_CODES: list[tuple[type[VbaError], int]] = [
+    (InputError, 2),
+    (ConfigError, 3),
+    (ResearchUnavailable, 4),
+    (StoreError, 5),
+    (ModelError, 6),
+]
+
+Progress = Callable[[str], None]
+
+
+def run_eval(
+    dataset_path: Path | str,
+    llm_config: LlmConfig | Path | str | None = None,
+    project_config: ProjectConfig | Path | str | None = None,
+    out_dir: Path | str | None = None,
+    *,
+    progress: Progress | None = None,
+    jobs: int = 1,
+) -> EvalReport:
+    """Evaluate a dataset; with ``out_dir``, also write ``results.json`` and ``results.md`` there.
+
+    Args:
+        dataset_path: the JSONL dataset (``eval/devset.jsonl``).
+        llm_config: a config, a TOML path, or None for the heuristic baseline.
+        project_config: a config, a TOML path, or None for the embedded demo (its workspace setting
+            is not used: cases always go to the scratch workspace).
+        out_dir: keeps the scratch workspace (``<out>/workspace``) and the results; None runs in a
+            temporary folder that is removed afterwards.
+        progress: called with one line per finished case.
+        jobs: cases run concurrently in this many threads (each case has its own package and
+            lock; results keep the dataset order). With a network provider, mind its rate limits.
+
+    Raises:
+        InputError: a bad dataset (``EVAL_DATASET_INVALID``) or an ``out_dir`` made by another
+            run (``EVAL_OUTPUT_CONFLICT``).
+        ConfigError: a bad LLM or project config.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, not {jobs}")
+    dataset = load_dataset(dataset_path)
+    llm = llm_config if isinstance(llm_config, LlmConfig) else load_llm_config(llm_config)
+    project = (
+        project_config
+        if isinstance(project_config, ProjectConfig)
+        else load_project_config(project_config)
+        if project_config is not None
+        else embedded_project_config()
+    )
+    info = run_info(dataset, llm, project)
+    if out_dir is None:
+        with tempfile.TemporaryDirectory(prefix="vba-eval-") as scratch:
+            return _evaluate(
+                dataset, info, llm, project, Path(scratch) / "workspace", progress, jobs
+            )
+    out = Path(out_dir)
+    _claim_out_dir(out, info)
+    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs)
+    write_results(report, out)
+    return report
+
+
+def run_info(dataset: Dataset, llm: LlmConfig, project: ProjectConfig) -> RunInfo:
+    """The labels of a run (names and versions; the DB URL only as its kind)."""
+    resolution = project.entity_resolution
+    database = project.database
+    return RunInfo(
+        dataset=Path(dataset.source).name,
+        dataset_sha256=dataset.sha256,
+        provider=llm.provider,
+        model=model_name(llm),
+        entity_resolution=resolution is not None,
+        max_searches=resolution.max_searches if resolution else None,
+        max_candidates=resolution.max_candidates if resolution else None,
+        catalogs=tuple(catalog.name for catalog in project.catalogs),
+        snapshot_label=database.snapshot_label,
+        database=database.url if database.is_embedded else database.url.split("://", 1)[0],
+    )
+
+
+def _claim_out_dir(out: Path, info: RunInfo) -> None:
+    marker = out / RUN_MARKER
+    expected = json.loads(json.dumps(dataclasses.asdict(info)))
+    if marker.exists():
+        recorded = json.loads(marker.read_text(encoding="utf-8"))
+        if recorded != expected:
+            changed = sorted(k for k in expected if recorded.get(k) != expected[k])
+            raise InputError(
+                ErrorCode.EVAL_OUTPUT_CONFLICT,
+                f"{out} holds an evaluation made with another {', '.join(changed)}; its cases "
+                "are frozen to that run. Use a new --out folder",
+                changed=changed,
+            )
+        return
+    if (out / "workspace").exists():
+        raise InputError(
+            ErrorCode.EVAL_OUTPUT_CONFLICT,
+            f"{out}/workspace exists but was not made by vba eval; use a new --out folder",
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _evaluate(
+    dataset: Dataset,
+    info: RunInfo,
+    llm: LlmConfig,
+    project: ProjectConfig,
+    workspace_root: Path,
+    progress: Progress | None,
+    jobs: int,
+) -> EvalReport:
+    workspace = Workspace(workspace_root)
+    local = threading.local()
+    opened: list[WorldDatabase] = []
+    lock = threading.Lock()
+    done = [0]
+
+    def open_db() -> WorldDatabase:
+        # One DB object per worker thread; run_trial closes it after each case and a later use
+        # reconnects, so the reflected schema and snapshot binding are computed once per thread.
+        if not hasattr(local, "db"):
+            local.db = WorldDatabase.from_config(project)
+            with lock:
+                opened.append(local.db)
+        db: WorldDatabase = local.db
+        return db
+
+    def run_one(case: EvalCase, reports_dir: Path) -> CaseResult:
+        observation = evaluate_case(workspace, case, llm, project, reports_dir, open_db)
+        if progress is not None:
+            state = f"blocked {observation.error_code}" if observation.error_code else "ok"
+            with lock:
+                done[0] += 1
+                progress(f"[{done[0]}/{len(dataset)}] {case.id}: {state}")
+        return score_case(case, observation)
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="vba-eval-reports-") as scratch:
+            pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="vba-eval")
+            try:
+                futures = [pool.submit(run_one, case, Path(scratch)) for case in dataset.cases]
+                results = tuple(future.result() for future in futures)  # dataset order
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)  # a config error stops the rest
+    finally:
+        for db in opened:
+            db.close()
+    return EvalReport(run=info, cases=results)
+
+
+def evaluate_case(
+    workspace: Workspace,
+    case: EvalCase,
+    llm: LlmConfig,
+    project: ProjectConfig,
+    reports_dir: Path,
+    open_db: Callable[[], Any] | None = None,
+) -> CaseObservation:
+    """Import and run one case, then read back what it accepted (errors are recorded)."""
+    error: VbaError | None = None
+    try:
+        report_path = reports_dir / f"{case.id}.json"
+        report_path.write_text(
+            json.dumps(case.report_document(), ensure_ascii=False), encoding="utf-8"
+        )
+        import_report(workspace, report_path)
+        run_trial(
+            workspace,
+            case.id,
+            EVAL_REVISION,
+            project,
+            llm,
+            stop_after="interpretation",
+            max_dispatches=llm.max_dispatches,
+            open_db=open_db,
+        )
+    except ConfigError:
+        raise  # the operator's configuration, not this report: stop the run
+    except VbaError as exc:
+        error = exc
+    observation = observe_case(workspace.case(case.id), EVAL_REVISION)
+    if error is None:
+        return observation
+    return dataclasses.replace(
+        observation, error_code=error.code.value, error_message=error.message
+    )
+
+
+def _accepted(package: CasePackage, relpath: str) -> dict[str, Any] | None:
+    if not package.exists(relpath):
+        return None
+    doc: dict[str, Any] = package.read_json(relpath)
+    return doc if doc.get("status", "accepted") == "accepted" else None
+
+
+def observe_case(package: CasePackage, revision: str) -> CaseObservation:
+    """The searches, candidates, verdicts and dispatches a revision has accepted so far."""
+    rev_dir = package.revision_dir(revision)
+    er_dir = f"{rev_dir}/entity-resolution"
+    records: list[DispatchRecord] = []
+    for base in (er_dir, rev_dir):
+        records += PackageRecorder(package, revision, base).all_records()
+    calls = tuple(
+        ObservedCall(
+            stage=r.stage,
+            outcome=r.outcome,
+            input_tokens=r.usage.input if r.usage else None,
+            output_tokens=r.usage.output if r.usage else None,
+        )
+        for r in records
+    )
+    plan_doc = _accepted(package, f"{er_dir}/plan.json")
+    if plan_doc is None:
+        return CaseObservation(package.case_id, calls=calls)
+    plan = ResolutionPlanOutput.model_validate(plan_doc["plan"])
+    ids: list[str] = plan_doc["search_ids"]
+    index_doc = _accepted(package, f"{er_dir}/candidates.json")
+    index = CandidateIndex.model_validate(index_doc) if index_doc else None
+    by_search = {s.search_id: s for s in index.searches} if index else {}
+    assessment_doc = _accepted(package, f"{er_dir}/assessment.json")
+    verdicts = (
+        {
+            v.search_id: v
+            for v in ResolutionAssessmentOutput.model_validate(
+                assessment_doc["assessment"]
+            ).assessments
+        }
+        if assessment_doc
+        else {}
+    )
+    searches = []
+    for search_id, proposed in zip(ids, plan.searches, strict=True):
+        indexed = by_search.get(search_id)
+        verdict = verdicts.get(search_id)
+        status: SearchStatus = verdict.status if verdict else "unassessed"
+        selected = None
+        if verdict and verdict.status == "selected" and indexed and verdict.candidate_id:
+            position = indexed.candidate_ids.index(verdict.candidate_id)
+            selected = indexed.candidates[position].identity
+        searches.append(
+            ObservedSearch(
+                search_id=search_id,
+                term=proposed.term,
+                role=proposed.role,
+                candidates=tuple(c.identity for c in indexed.candidates) if indexed else (),
+                truncated=indexed.truncated if indexed else False,
+                status=status,
+                selected=selected,
+            )
+        )
+    return CaseObservation(package.case_id, searches=tuple(searches), calls=calls)
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Measure entity resolution on a gold dataset (quality and model cost).",
+    )
+    parser.add_argument("--dataset", required=True, help="JSONL dataset, e.g. eval/devset.jsonl")
+    parser.add_argument("--llm-config", help="LLM config TOML (default: the heuristic baseline)")
+    parser.add_argument("--project-config", help="project config TOML (default: embedded demo)")
+    parser.add_argument(
+        "--out", help="keep the workspace and write results.json/results.md here (default: temp)"
+    )
+    parser.add_argument(
+        "--baseline", help=f"compare with this baseline; exit {EXIT_REGRESSION} on a regression"
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=DEFAULT_RATE_TOLERANCE,
+        help=f"allowed rate drop against --baseline (default {DEFAULT_RATE_TOLERANCE})",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="cases run concurrently (default 1; mind rate limits)"
+    )
+    parser.add_argument("--write-baseline", help="write this run's baseline document here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``vba eval``. Exit codes as ``vba`` (2 input, 3 config, ...) plus 7 below baseline."""
+    args = build_parser().parse_args(argv)
+    try:
+        report = run_eval(
+            args.dataset,
+            args.llm_config,
+            args.project_config,
+            args.out,
+            progress=lambda line: print(line, file=sys.stderr),
+            jobs=args.jobs,
+        )
+        print(report.markdown().split("\n## By tag")[0].rstrip())
+        if report.blocked:
+            print(
+                f"\nblocked: {', '.join(f'{c.case_id} ({c.error_code})' for c in report.blocked)}"
+            )
+        if args.out:
+            print(f"\nresults: {Path(args.out) / 'results.json'}, {Path(args.out) / 'results.md'}")
+        if args.write_baseline:
+            write_baseline(report, Path(args.write_baseline))
+            print(f"baseline written: {args.write_baseline} (review the diff before committing)")
+        if args.baseline:
+            comparison = compare_to_baseline(report, load_baseline(args.baseline), args.tolerance)
+            for line in comparison.improvements:
+                print(f"improved: {line}")
+            for line in comparison.regressions:
+                print(f"REGRESSION: {line}")
+            if not comparison.ok:
+                return EXIT_REGRESSION
+        return 0
+    except VbaError as exc:
+        print(f"vba eval: error: {exc}", file=sys.stderr)
+        return next((code for kind, code in _EXIT_CODES if isinstance(exc, kind)), 1)
