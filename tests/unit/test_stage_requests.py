@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.golden import assert_golden
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.case_builder import build_case
 from vba_assets.domain.interpretation_models import InterpretationOutput
@@ -42,8 +43,9 @@ from vba_assets.domain.stage_requests import (
     interpretation_stage_context,
     plan_stage_context,
     plan_validator,
+    request_items_for,
 )
-from vba_assets.errors import ErrorCode, StoreError
+from vba_assets.errors import ErrorCode, ModelError, StoreError
 from vba_assets.intake import read_report
 from vba_assets.samples import sample_report_path
 
@@ -211,6 +213,56 @@ def test_the_same_inputs_give_byte_identical_requests(protocol: int) -> None:
         canonical_json(r.document()) for r in second
     ]
     assert len({r.sha256() for r in first}) == len(first)
+
+
+def test_the_wolpertinger_requests_keep_their_golden_bytes() -> None:
+    """A renderer change that alters request bytes is caught here (replay needs them exact).
+
+    Pins the sha256 of every BUG-000020 request (plan, assessment, resolved and unresolved
+    interpretation) at both protocol versions, and the sha256 of each one's system and user text.
+    """
+    pins = {}
+    for protocol in (1, 2):
+        names = ["resolution_plan", "resolution_assessment", "interpretation", "unresolved"]
+        for name, request in zip(names, all_requests(protocol), strict=True):
+            pins[f"v{protocol}/{name}"] = {
+                "request_sha256": request.sha256(),
+                "system_sha256": hashlib.sha256(request.system.encode()).hexdigest(),
+                "user_sha256": hashlib.sha256(request.messages[0].content.encode()).hexdigest(),
+            }
+    assert_golden("wolpertinger_requests.json", pins)
+
+
+def test_the_items_of_a_request_are_its_text_in_order() -> None:
+    """``request_items`` lists exactly what the builder put in the text, in order, per slot."""
+    prompts = load_prompt_set("v1")
+    for protocol in (1, 2):
+        for request in all_requests(protocol):
+            items = request_items_for(request, prompts)
+            for slot, text in (
+                ("system", request.system),
+                ("message:0", request.messages[0].content),
+            ):
+                cursor, glue = 0, []
+                for item in (i for i in items if i.slot == slot):
+                    found = text.index(item.text, cursor)
+                    glue.append(text[cursor:found])
+                    cursor = found + len(item.text)
+                template = "".join([*glue, text[cursor:]])  # what no item covers
+                for data in ("BUG-000020", "Wolpertinger", "<<<BEGIN", "Q1", "N1", "EX-0001"):
+                    assert data not in template
+            static = [i for i in items if i.slot == "system"]
+            assert static and {i.lifecycle for i in static} == {"static"}
+            schema_items = [i for i in items if i.name == "output_schema"]
+            assert len(schema_items) == (protocol == 2)
+
+
+def test_request_items_refuse_a_request_they_did_not_build() -> None:
+    request = all_requests(2)[0]
+    changed = request.model_copy(update={"system": request.system + "extra"})
+    with pytest.raises(ModelError) as caught:
+        request_items_for(changed, load_prompt_set("v1"))
+    assert caught.value.code == ErrorCode.CONTEXT_MANIFEST_MISMATCH
 
 
 def test_v1_and_v2_differ_only_by_the_schema_block() -> None:

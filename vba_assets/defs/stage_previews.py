@@ -1,11 +1,21 @@
 """Read a stage's artifacts and render its UI preview."""
 
+from vba_assets.context_show import accepted_manifest_markdown
 from vba_assets.defs import previews
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import StageResult, load_captures, load_plan
 
 
 def stage_preview(env: RevisionEnv, stage: StageResult) -> str:
+    """The stage's preview; a model stage's adds the context manifest of its accepted request."""
+    preview = _stage_preview(env, stage)
+    table = None
+    if stage.status == "accepted" and stage.relpath:
+        table = accepted_manifest_markdown(env.package, stage.relpath)
+    return f"{preview}\n\n{table}" if table else preview
+
+
+def _stage_preview(env: RevisionEnv, stage: StageResult) -> str:
     if stage.status == "disabled":
         return (
             "entity resolution **disabled**: no `[entity_resolution]` block in the project config"

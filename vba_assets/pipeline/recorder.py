@@ -3,13 +3,23 @@
 Every attempt is written to ``<dir>/dispatches/<stage>-<n>.json``; a rejected reply is also written to
 ``<dir>/rejected/<stage>-<n>.json`` with its body, finish reason and error codes; and each attempt is
 logged in the revision's ``events.jsonl``. Records are append-only: the loop's attempt numbers never
-repeat, and replay reads the same files back.
+repeat, and replay reads the same files back. Given the items the stage request was built from, each
+attempt also gets ``<dir>/dispatches/<stage>-<n>.manifest.json``: the context manifest of the body it
+sent (:mod:`vba_assets.domain.context_manifest`).
 """
 
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.context_manifest import (
+    ContextItem,
+    ContextManifest,
+    correction_items,
+    manifest_for_record,
+    manifest_relpath,
+)
 from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.errors import VbaError
 from vba_assets.store import CasePackage
 
 _RECORD_NAME = re.compile(r"^(?P<stage>[a-z_]+)-(?P<attempt>[0-9]+)\.json$")
@@ -18,10 +28,18 @@ _RECORD_NAME = re.compile(r"^(?P<stage>[a-z_]+)-(?P<attempt>[0-9]+)\.json$")
 class PackageRecorder:
     """Writes and reads the dispatch records of one revision directory."""
 
-    def __init__(self, package: CasePackage, revision: str, base_dir: str) -> None:
+    def __init__(
+        self,
+        package: CasePackage,
+        revision: str,
+        base_dir: str,
+        items: Sequence[ContextItem] | None = None,
+    ) -> None:
+        """``items``: what the stage request was built from; None writes no manifests."""
         self.package = package
         self.revision = revision
         self.base_dir = base_dir
+        self.items = items
 
     def _relpath(self, kind: str, stage: str, attempt: int) -> str:
         return f"{self.base_dir}/{kind}/{stage}-{attempt}.json"
@@ -51,6 +69,33 @@ class PackageRecorder:
         if record.retry_at is not None:
             fields["retry_at"] = record.retry_at.isoformat()
         self.package.append_event(self.revision, "dispatched", **fields)
+        if self.items is not None:  # after the record and its event: a manifest is derived data
+            manifest = self.manifest(record, self.items)
+            relpath = manifest_relpath(self._relpath("dispatches", record.stage, record.attempt))
+            self.package.write_json(relpath, manifest.model_dump(mode="json"))
+
+    def manifest(self, record: DispatchRecord, items: Sequence[ContextItem]) -> ContextManifest:
+        """The context manifest of ``record``: ``items`` (the stage request's) plus the correction
+        rounds of the stage's earlier rejected attempts, source hashes read from the package."""
+        rev_dir = self.package.revision_dir(self.revision)
+        stage_dir = self.base_dir.removeprefix(rev_dir).strip("/")
+        rejected = [
+            r
+            for r in self.history(record.stage)
+            if r.outcome == "rejected" and r.attempt < record.attempt
+        ]
+        rounds = correction_items(rejected, f"{stage_dir}/rejected" if stage_dir else "rejected")
+        return manifest_for_record(record, [*items, *rounds], self._artifact_sha256)
+
+    def _artifact_sha256(self, artifact: str) -> str | None:
+        """sha256 of a package artifact named as in ``ContextItem.source`` (None if absent)."""
+        if artifact != "case.json":
+            artifact = f"{self.package.revision_dir(self.revision)}/{artifact}"
+        try:
+            exists = self.package.exists(artifact)
+        except VbaError:  # not a package path (e.g. a field of the request)
+            return None
+        return self.package.artifact_ref(artifact).sha256 if exists else None
 
     def history(self, stage: str) -> Sequence[DispatchRecord]:
         return [r for r in self.all_records() if r.stage == stage]

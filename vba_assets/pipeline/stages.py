@@ -39,6 +39,7 @@ from vba_assets.domain.stage_requests import (
     interpretation_validator,
     plan_stage_context,
     plan_validator,
+    request_items_for,
 )
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.recorder import PackageRecorder
@@ -134,6 +135,14 @@ def _run_model_stage(
         raise
 
 
+def _recorder(
+    env: RevisionEnv, base_dir: str, request: ModelRequest, prompt_version: str
+) -> PackageRecorder:
+    """The stage's dispatch recorder, which also writes each attempt's context manifest."""
+    items = request_items_for(request, load_prompt_set(prompt_version))
+    return PackageRecorder(env.package, env.revision, base_dir, items)
+
+
 def _policy(frozen_max_invalid: int, env: RevisionEnv, code: ErrorCode) -> StagePolicy:
     retry = interpretation_input(env).retry
     return StagePolicy(max_invalid_responses=frozen_max_invalid, exhaustion_code=code, retry=retry)
@@ -203,7 +212,7 @@ def run_plan(env: RevisionEnv, provider: Callable[[], Provider], world: WorldAcc
         provider(),
         request,
         validate,
-        PackageRecorder(env.package, env.revision, env.er_dir),
+        _recorder(env, env.er_dir, request, frozen.prompt_version),
         _policy(frozen.max_invalid_responses, env, ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES),
     )
     plan: ResolutionPlanOutput = outcome.value
@@ -335,7 +344,7 @@ def run_assessment(env: RevisionEnv, provider: Callable[[], Provider]) -> StageR
         provider(),
         request,
         validate,
-        PackageRecorder(env.package, env.revision, env.er_dir),
+        _recorder(env, env.er_dir, request, frozen.prompt_version),
         _policy(frozen.max_invalid_responses, env, ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES),
     )
     assessment: ResolutionAssessmentOutput = outcome.value
@@ -415,7 +424,7 @@ def run_interpretation(env: RevisionEnv, provider: Callable[[], Provider]) -> St
         provider(),
         request,
         validate,
-        PackageRecorder(env.package, env.revision, env.rev_dir),
+        _recorder(env, env.rev_dir, request, frozen.prompt_version),
         _policy(frozen.max_invalid_responses, env, ErrorCode.INTERPRETATION_INVALID_RESPONSES),
     )
     doc = {
