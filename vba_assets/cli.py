@@ -146,11 +146,20 @@ def cmd_revision_new(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_context_show(args: argparse.Namespace) -> int:
+    from vba_assets.context_show import show_context
+
+    workspace = _workspace(args)
+    print(show_context(workspace.root, args.case_id, args.revision, args.stage, args.json), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vba", description="Grounded case interpretation for game-server bug reports."
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("eval", help="Measure resolution quality on a dataset (see `vba eval -h`).")
 
     def add(name: str, handler: Callable[[argparse.Namespace], int], help_: str) -> Any:
         command = sub.add_parser(name, help=help_, description=help_)
@@ -200,6 +209,21 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--case-id", required=True)
     new.add_argument("--reason", help="why (recorded in the revision's events)")
 
+    context = sub.add_parser("context", help="Inspect what went into each model request.")
+    context_sub = context.add_subparsers(dest="context_command", required=True)
+    show = context_sub.add_parser(
+        "show", help="Context manifests: every item of each request, with lifecycle and size."
+    )
+    show.set_defaults(handler=cmd_context_show)
+    show.add_argument("--workspace", help="workspace root (default: from the project config)")
+    show.add_argument("--project-config", help="project config TOML (default: embedded demo)")
+    show.add_argument("--case-id", required=True)
+    show.add_argument("--revision", required=True)
+    show.add_argument(
+        "--stage", choices=["resolution_plan", "resolution_assessment", "interpretation"]
+    )
+    show.add_argument("--json", action="store_true", help="print the manifests as JSON")
+
     ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
     ver.add_argument("--workspace", help="workspace root (default: from the project config)")
     ver.add_argument("--case-id", required=True)
@@ -210,6 +234,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["eval"]:  # its own parser: vba eval --dataset F --llm-config F [--out D] ...
+        from vba_assets.evaluation.runner import main as eval_main
+
+        return eval_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)

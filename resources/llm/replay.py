@@ -8,6 +8,7 @@ with no recorded reply raises ``LLM_REPLAY_MISS`` naming the stage and the reque
 never falls back to a live call. This module opens no socket.
 """
 
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from vba_assets.domain.model_contract import (
 )
 from vba_assets.errors import ConfigError, ErrorCode, ModelError, StoreError
 from vba_assets.llm_config import LlmConfig
+
+
+_RECORD_NAME = re.compile(r"^[a-z_]+-[0-9]+\.json$")
 
 
 class ReplayProvider:
@@ -49,10 +53,15 @@ class ReplayProvider:
 
     @classmethod
     def from_directories(cls, *directories: Path) -> "ReplayProvider":
-        """Load every ``*.json`` dispatch record under ``directories`` (e.g. ``dispatches/``)."""
+        """Load every ``<stage>-<n>.json`` dispatch record under ``directories``.
+
+        Other files there (e.g. ``<stage>-<n>.manifest.json`` context manifests) are not records.
+        """
         records: list[DispatchRecord] = []
         for directory in directories:
             for path in sorted(Path(directory).glob("*.json")):
+                if not _RECORD_NAME.match(path.name):
+                    continue
                 try:
                     records.append(DispatchRecord.model_validate_json(path.read_bytes()))
                 except ValidationError as exc:
