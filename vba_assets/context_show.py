@@ -28,17 +28,11 @@ from vba_assets.domain.model_contract import DispatchRecord
 from vba_assets.domain.prompts import load_prompt_set
 from vba_assets.domain.stage_requests import request_items_for
 from vba_assets.errors import ErrorCode, InputError, StoreError, VbaError
+from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.replay import replay_env
+from vba_assets.pipeline.requests import assessment_request, interpretation_request, plan_request
 from vba_assets.pipeline.revision import RevisionEnv, interpretation_input, resolution_input
-from vba_assets.pipeline.stages import (
-    assessment_request,
-    interpretation_request,
-    load_candidate_index,
-    load_plan,
-    load_resolution_context,
-    plan_request,
-)
 from vba_assets.store import CasePackage, Workspace
 
 STAGES = ("resolution_plan", "resolution_assessment", "interpretation")

@@ -2,8 +2,9 @@
 
 from vba_assets.context_show import accepted_manifest_markdown
 from vba_assets.defs import previews
+from vba_assets.pipeline.artifacts import load_captures, load_plan
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import StageResult, load_captures, load_plan
+from vba_assets.pipeline.stages import StageResult
 
 
 def stage_preview(env: RevisionEnv, stage: StageResult) -> str:

@@ -13,8 +13,7 @@ from vba_assets.config import CatalogConfig
 from vba_assets.domain.resolution_rules import validate_assessment, validate_plan
 from vba_assets.domain.stage_requests import interpretation_stage_context, interpretation_validator
 from vba_assets.errors import VbaError
-from vba_assets.pipeline.revision import RevisionEnv, resolution_input
-from vba_assets.pipeline.stages import (
+from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     compute_resolution_context,
     load_assessment,
@@ -22,6 +21,7 @@ from vba_assets.pipeline.stages import (
     load_plan,
     load_resolution_context,
 )
+from vba_assets.pipeline.revision import RevisionEnv, resolution_input
 from vba_assets.store import canonical_bytes
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.

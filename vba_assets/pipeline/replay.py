@@ -15,17 +15,15 @@ from vba_assets.domain.model_call import DispatchBudget
 from vba_assets.domain.model_contract import DispatchRecord
 from vba_assets.errors import VbaError
 from vba_assets.llm_config import LlmConfig
-from vba_assets.pipeline.providers import recorded_dispatches
-from vba_assets.pipeline.revision import RevisionEnv, resolution_input
-from vba_assets.pipeline.stages import (
-    assessment_request,
+from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     compute_resolution_context,
-    interpretation_request,
     load_plan,
     load_resolution_context,
-    plan_request,
 )
+from vba_assets.pipeline.providers import recorded_dispatches
+from vba_assets.pipeline.requests import assessment_request, interpretation_request, plan_request
+from vba_assets.pipeline.revision import RevisionEnv, resolution_input
 from vba_assets.store import CasePackage, canonical_bytes
 
 

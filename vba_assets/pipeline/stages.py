@@ -10,39 +10,32 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.model_call import StagePolicy, run_stage
 from vba_assets.domain.model_contract import ModelRequest, Provider
 from vba_assets.domain.prompts import load_prompt_set
 from vba_assets.domain.research import CatalogSearch, SnapshotBinding
 from vba_assets.domain.resolution_context import (
-    build_candidate_index,
-    build_resolution_context,
     search_ids,
 )
 from vba_assets.domain.resolution_models import (
-    CandidateIndex,
     CaptureArtifact,
     ResolutionAssessmentOutput,
-    ResolutionContext,
-    ResolutionInput,
     ResolutionPlanOutput,
 )
 from vba_assets.domain.stage_requests import (
-    RequestParams,
-    assessment_stage_context,
-    assessment_validator,
-    build_assessment_request,
-    build_interpretation_request,
-    build_plan_request,
-    interpretation_stage_context,
-    interpretation_validator,
-    plan_stage_context,
-    plan_validator,
     request_items_for,
 )
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
+from vba_assets.pipeline.artifacts import (
+    compute_candidate_index,
+    compute_resolution_context,
+    load_candidate_index,
+    load_captures,
+    load_plan,
+    load_resolution_context,
+)
 from vba_assets.pipeline.recorder import PackageRecorder
+from vba_assets.pipeline.requests import assessment_request, interpretation_request, plan_request
 from vba_assets.pipeline.revision import (
     RevisionEnv,
     block,
@@ -99,10 +92,6 @@ class StageResult:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def _catalogs(frozen: ResolutionInput) -> list[CatalogConfig]:
-    return [CatalogConfig.model_validate(c) for c in frozen.catalogs]
-
-
 def _disabled(env: RevisionEnv, stage: str, relpath: str | None) -> StageResult:
     doc = {"schema_version": 1, "status": "disabled", "stage": stage, "reason": DISABLED_REASON}
     if relpath is None:
@@ -148,53 +137,6 @@ def _policy(frozen_max_invalid: int, env: RevisionEnv, code: ErrorCode) -> Stage
     return StagePolicy(max_invalid_responses=frozen_max_invalid, exhaustion_code=code, retry=retry)
 
 
-def request_params(env: RevisionEnv) -> RequestParams:
-    """The frozen model parameters of the revision (never the current config's)."""
-    frozen = interpretation_input(env)
-    return RequestParams(
-        model=frozen.model,
-        max_tokens=int(frozen.parameters.get("max_tokens") or env.llm.max_tokens),
-        temperature=frozen.parameters.get("temperature"),
-        dialect=frozen.schema_dialect,
-    )
-
-
-def plan_request(env: RevisionEnv, frozen: ResolutionInput) -> tuple[ModelRequest, Any]:
-    """Model call 1's request and validator, rebuilt from frozen artifacts only."""
-    case_doc = env.case_doc()
-    catalogs = _catalogs(frozen)
-    context = plan_stage_context(case_doc, catalogs, frozen.max_searches)
-    prompts = load_prompt_set(frozen.prompt_version)
-    request = build_plan_request(context, prompts, frozen.protocol_version, request_params(env))
-    return request, plan_validator(case_doc, catalogs, frozen.max_searches)
-
-
-def assessment_request(
-    env: RevisionEnv, frozen: ResolutionInput, plan: ResolutionPlanOutput, index: CandidateIndex
-) -> tuple[ModelRequest, Any]:
-    """Model call 2's request and validator, rebuilt from frozen artifacts only."""
-    case_doc = env.case_doc()
-    context = assessment_stage_context(case_doc, plan, index)
-    prompts = load_prompt_set(frozen.prompt_version)
-    request = build_assessment_request(
-        context, prompts, frozen.protocol_version, request_params(env)
-    )
-    return request, assessment_validator(case_doc, plan, index)
-
-
-def interpretation_request(
-    env: RevisionEnv, resolution: ResolutionContext | None
-) -> tuple[ModelRequest, Any]:
-    """Model call 3's request and validator, rebuilt from frozen artifacts only."""
-    frozen = interpretation_input(env)
-    context = interpretation_stage_context(env.case_doc(), resolution)
-    prompts = load_prompt_set(frozen.prompt_version)
-    request = build_interpretation_request(
-        context, prompts, frozen.protocol_version, request_params(env)
-    )
-    return request, interpretation_validator(context)
-
-
 # --- model call 1 -------------------------------------------------------------------------------
 
 
@@ -229,26 +171,7 @@ def run_plan(env: RevisionEnv, provider: Callable[[], Provider], world: WorldAcc
     return StageResult("resolution_plan", relpath, ref.sha256, False, "accepted")
 
 
-def load_plan(env: RevisionEnv) -> ResolutionPlanOutput | None:
-    doc = env.package.read_json(f"{env.er_dir}/plan.json")
-    if doc.get("status") != "accepted":
-        return None
-    return ResolutionPlanOutput.model_validate(doc["plan"])
-
-
 # --- captures -------------------------------------------------------------------------------------
-
-
-def load_captures(env: RevisionEnv) -> dict[str, tuple[str, CaptureArtifact]]:
-    """``search_id -> (sha256, capture)`` of every capture written so far."""
-    captures: dict[str, tuple[str, CaptureArtifact]] = {}
-    for relpath in env.package.list_dir(f"{env.er_dir}/captures"):
-        digest = relpath.rsplit("/", 1)[-1].removesuffix(".json")
-        capture = CaptureArtifact.model_validate(
-            env.package.read_object(f"{env.er_dir}/captures", digest)
-        )
-        captures.setdefault(capture.search_id, (digest, capture))
-    return captures
 
 
 def run_captures(env: RevisionEnv, world: WorldAccess) -> StageResult:
@@ -310,19 +233,6 @@ def run_candidate_index(env: RevisionEnv) -> StageResult:
     return StageResult("candidate_index", relpath, ref.sha256, not ref.created, "accepted")
 
 
-def compute_candidate_index(env: RevisionEnv) -> CandidateIndex:
-    plan = load_plan(env)
-    if plan is None:
-        raise ValueError("no accepted plan")
-    captures = load_captures(env)
-    return build_candidate_index(plan, [captures[sid] for sid in search_ids(plan)])
-
-
-def load_candidate_index(env: RevisionEnv) -> CandidateIndex | None:
-    doc = env.package.read_json(f"{env.er_dir}/candidates.json")
-    return None if doc.get("status") == "disabled" else CandidateIndex.model_validate(doc)
-
-
 # --- model call 2 and the resolution context -------------------------------------------------------------
 
 
@@ -363,33 +273,10 @@ def run_assessment(env: RevisionEnv, provider: Callable[[], Provider]) -> StageR
     return StageResult("resolution_assessment", relpath, ref.sha256, False, "accepted")
 
 
-def load_assessment(env: RevisionEnv) -> ResolutionAssessmentOutput | None:
-    doc = env.package.read_json(f"{env.er_dir}/assessment.json")
-    if doc.get("status") != "accepted":
-        return None
-    return ResolutionAssessmentOutput.model_validate(doc["assessment"])
-
-
-def compute_resolution_context(env: RevisionEnv) -> ResolutionContext:
-    """F/N/D aliases recomputed from the accepted plan, the captures and the assessment."""
-    plan, assessment = load_plan(env), load_assessment(env)
-    if plan is None or assessment is None:
-        raise ValueError("no accepted plan and assessment")
-    return build_resolution_context(plan, compute_candidate_index(env), assessment)
-
-
 def ensure_resolution_context(env: RevisionEnv) -> None:
     """Write context.json (the F/N/D aliases of the accepted assessment); identical = no-op."""
     context_doc = compute_resolution_context(env)
     env.package.write_json(f"{env.er_dir}/context.json", context_doc.model_dump(mode="json"))
-
-
-def load_resolution_context(env: RevisionEnv) -> ResolutionContext | None:
-    relpath = f"{env.er_dir}/context.json"
-    if not env.package.exists(relpath):
-        return None
-    doc = env.package.read_json(relpath)
-    return None if doc.get("status") == "disabled" else ResolutionContext.model_validate(doc)
 
 
 # --- model call 3 --------------------------------------------------------------------------------
