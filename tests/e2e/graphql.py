@@ -1,0 +1,285 @@
+"""A small client for the Dagster webserver's GraphQL API, with the reads the e2e tests need.
+
+Only loopback URLs are used. Every read returns plain data classes so tests can assert on them and
+print them in failure messages.
+"""
+
+import json
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+TERMINAL_RUN_STATUSES = frozenset({"SUCCESS", "FAILURE", "CANCELED"})
+PARTITION_TAG = "dagster/partition"
+
+
+class GraphQLError(RuntimeError):
+    """The API answered with ``errors`` or an unexpected ``__typename``."""
+
+
+class LocationLoadError(RuntimeError):
+    """A code location failed to load (its Python error is in the message)."""
+
+
+@dataclass(frozen=True)
+class JobRef:
+    """Where a job lives: code location, repository and job name."""
+
+    location: str
+    repository: str
+    job: str
+
+    def repository_selector(self) -> dict[str, str]:
+        return {"repositoryLocationName": self.location, "repositoryName": self.repository}
+
+    def pipeline_selector(self) -> dict[str, str]:
+        return {**self.repository_selector(), "pipelineName": self.job}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One run: id, status, its partition tag (if any) and all its tags."""
+
+    run_id: str
+    status: str
+    partition: str | None
+    creation_time: float
+    tags: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckExecution:
+    """The latest execution of one asset check on one partition."""
+
+    partition: str
+    status: str
+    success: bool | None
+    run_id: str
+
+
+@dataclass(frozen=True)
+class SensorTick:
+    """One sensor tick with the log lines the sensor wrote during it."""
+
+    tick_id: str
+    status: str
+    timestamp: float
+    log_lines: list[tuple[str, str]] = field(default_factory=list)  # (level, message)
+    error: str | None = None
+
+
+class DagsterGraphQL:
+    """A client for ``<base_url>/graphql``."""
+
+    def __init__(self, base_url: str, timeout_s: float = 30.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+
+    def query(self, document: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run one query; raise :class:`GraphQLError` if the answer carries errors."""
+        body = json.dumps({"query": document, "variables": variables or {}}).encode("utf-8")
+        request = urllib.request.Request(
+            f"{self.base_url}/graphql",
+            data=body,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            answer = json.loads(response.read())
+        if answer.get("errors"):
+            raise GraphQLError(json.dumps(answer["errors"])[:2000])
+        data: dict[str, Any] = answer["data"]
+        return data
+
+    def find_job(self, job: str) -> JobRef | None:
+        """The job's location and repository; None while a location is still loading.
+
+        Raises:
+            LocationLoadError: a code location failed to load (e.g. the definitions do not import).
+            GraphQLError: every location loaded and none holds the job.
+        """
+        data = self.query(_WORKSPACE)["workspaceOrError"]
+        if data["__typename"] != "Workspace":
+            raise GraphQLError(f"workspace: {data.get('message', data['__typename'])}")
+        loading = False
+        for entry in data["locationEntries"]:
+            location = entry["locationOrLoadError"]
+            if location is None:
+                loading = True
+                continue
+            if location["__typename"] == "PythonError":
+                raise LocationLoadError(
+                    f"code location {entry['name']!r} failed to load: {location['message']}"
+                )
+            for repository in location["repositories"]:
+                if job in {j["name"] for j in repository["jobs"]}:
+                    return JobRef(location["name"], repository["name"], job)
+        if loading:
+            return None
+        raise GraphQLError(f"no code location holds a job named {job!r}")
+
+    def job_asset_checks(self, ref: JobRef) -> dict[str, list[str]]:
+        """Every asset the job materializes, with the names of its asset checks."""
+        nodes = self.query(_JOB_ASSETS, {"pipeline": ref.pipeline_selector()})["assetNodes"]
+        assets: dict[str, list[str]] = {}
+        for node in nodes:
+            checks = node["assetChecksOrError"]
+            names = [c["name"] for c in checks.get("checks", [])]
+            assets["/".join(node["assetKey"]["path"])] = sorted(names)
+        return assets
+
+    def partition_keys_by_dimension(self, asset: str) -> dict[str, list[str]]:
+        """The registered keys of each dimension of a multi-partitioned asset."""
+        data = self.query(_ASSET_PARTITIONS, {"key": {"path": asset.split("/")}})
+        node = data["assetNodeOrError"]
+        if node["__typename"] != "AssetNode":
+            raise GraphQLError(f"asset {asset!r}: {node.get('message', node['__typename'])}")
+        return {d["name"]: list(d["partitionKeys"]) for d in node["partitionKeysByDimension"]}
+
+    def materialized_partitions(self, asset: str, partitions: list[str]) -> dict[str, str | None]:
+        """For each partition, the run id of its latest materialization (None if it has none)."""
+        data = self.query(
+            _LATEST_MATERIALIZATIONS, {"key": {"path": asset.split("/")}, "partitions": partitions}
+        )
+        node = data["assetNodeOrError"]
+        if node["__typename"] != "AssetNode":
+            raise GraphQLError(f"asset {asset!r}: {node.get('message', node['__typename'])}")
+        latest: dict[str, str | None] = dict.fromkeys(partitions)
+        for event in node["latestMaterializationByPartition"]:
+            if event is not None:
+                latest[event["partition"]] = event["runId"]
+        return latest
+
+    def check_executions(self, asset: str, check: str) -> dict[str, CheckExecution]:
+        """The latest execution of an asset check, per partition."""
+        data = self.query(
+            _CHECK_EXECUTIONS, {"key": {"path": asset.split("/")}, "check": check, "limit": 1000}
+        )
+        latest: dict[str, CheckExecution] = {}
+        for execution in data["assetCheckExecutions"]:  # newest first
+            partition = execution["partition"]
+            if partition is None or partition in latest:
+                continue
+            evaluation = execution["evaluation"] or {}
+            latest[partition] = CheckExecution(
+                partition=partition,
+                status=execution["status"],
+                success=evaluation.get("success"),
+                run_id=execution["runId"],
+            )
+        return latest
+
+    def runs(self, job: str, limit: int = 1000) -> list[RunSummary]:
+        """The job's runs, newest first."""
+        data = self.query(_RUNS, {"filter": {"pipelineName": job}, "limit": limit})["runsOrError"]
+        if data["__typename"] != "Runs":
+            raise GraphQLError(f"runs: {data.get('message', data['__typename'])}")
+        runs = []
+        for run in data["results"]:
+            tags = {tag["key"]: tag["value"] for tag in run["tags"]}
+            runs.append(
+                RunSummary(
+                    run_id=run["runId"],
+                    status=run["status"],
+                    partition=tags.get(PARTITION_TAG),
+                    creation_time=run["creationTime"],
+                    tags=tags,
+                )
+            )
+        return runs
+
+    def run_failures(self, run_id: str) -> list[str]:
+        """``step: message`` of every failed step of a run (for failure messages)."""
+        data = self.query(_RUN_FAILURES, {"runId": run_id})["logsForRun"]
+        events = data.get("events", [])
+        failures = []
+        for event in events:
+            if event["__typename"] not in ("ExecutionStepFailureEvent", "RunFailureEvent"):
+                continue
+            message = (event.get("error") or {}).get("message") or event.get("message") or ""
+            failures.append(f"{event.get('stepKey') or 'run'}: {message.strip()}")
+        return failures
+
+    def sensor_ticks(self, ref: JobRef, sensor: str, limit: int = 50) -> list[SensorTick]:
+        """The sensor's latest ticks, newest first, with their log lines."""
+        selector = {**ref.repository_selector(), "sensorName": sensor}
+        data = self.query(_SENSOR_TICKS, {"selector": selector, "limit": limit})["sensorOrError"]
+        if data["__typename"] != "Sensor":
+            raise GraphQLError(f"sensor {sensor!r}: {data.get('message', data['__typename'])}")
+        return [
+            SensorTick(
+                tick_id=tick["tickId"],
+                status=tick["status"],
+                timestamp=tick["timestamp"],
+                log_lines=[(e["level"], e["message"]) for e in tick["logEvents"]["events"]],
+                error=(tick["error"] or {}).get("message"),
+            )
+            for tick in data["sensorState"]["ticks"]
+        ]
+
+    def sensor_status(self, ref: JobRef, sensor: str) -> str:
+        """``RUNNING`` or ``STOPPED``."""
+        selector = {**ref.repository_selector(), "sensorName": sensor}
+        data = self.query(_SENSOR_TICKS, {"selector": selector, "limit": 1})["sensorOrError"]
+        if data["__typename"] != "Sensor":
+            raise GraphQLError(f"sensor {sensor!r}: {data.get('message', data['__typename'])}")
+        status: str = data["sensorState"]["status"]
+        return status
+
+
+_WORKSPACE = """
+{ workspaceOrError { __typename
+  ... on PythonError { message }
+  ... on Workspace { locationEntries { name
+    locationOrLoadError { __typename
+      ... on PythonError { message }
+      ... on RepositoryLocation { name repositories { name jobs { name } } } } } } } }
+"""
+
+_JOB_ASSETS = """
+query ($pipeline: PipelineSelector!) { assetNodes(pipeline: $pipeline) {
+  assetKey { path }
+  assetChecksOrError { __typename ... on AssetChecks { checks { name } } } } }
+"""
+
+_ASSET_PARTITIONS = """
+query ($key: AssetKeyInput!) { assetNodeOrError(assetKey: $key) { __typename
+  ... on AssetNotFoundError { message }
+  ... on AssetNode { partitionKeysByDimension { name partitionKeys } } } }
+"""
+
+_LATEST_MATERIALIZATIONS = """
+query ($key: AssetKeyInput!, $partitions: [String!]!) {
+  assetNodeOrError(assetKey: $key) { __typename
+    ... on AssetNotFoundError { message }
+    ... on AssetNode { latestMaterializationByPartition(partitions: $partitions) {
+      partition runId } } } }
+"""
+
+_CHECK_EXECUTIONS = """
+query ($key: AssetKeyInput!, $check: String!, $limit: Int!) {
+  assetCheckExecutions(assetKey: $key, checkName: $check, limit: $limit) {
+    partition status runId evaluation { success } } }
+"""
+
+_RUNS = """
+query ($filter: RunsFilter, $limit: Int) { runsOrError(filter: $filter, limit: $limit) {
+  __typename
+  ... on PythonError { message }
+  ... on Runs { results { runId status creationTime tags { key value } } } } }
+"""
+
+_RUN_FAILURES = """
+query ($runId: ID!) { logsForRun(runId: $runId, limit: 1000) { __typename
+  ... on EventConnection { events { __typename
+    ... on ExecutionStepFailureEvent { stepKey error { message } }
+    ... on RunFailureEvent { message } } } } }
+"""
+
+_SENSOR_TICKS = """
+query ($selector: SensorSelector!, $limit: Int) { sensorOrError(sensorSelector: $selector) {
+  __typename
+  ... on PythonError { message }
+  ... on SensorNotFoundError { message }
+  ... on Sensor { sensorState { status ticks(limit: $limit) {
+    tickId status timestamp error { message } logEvents { events { level message } } } } } } }
+"""
