@@ -204,23 +204,28 @@ def parse_project_config(data: dict[str, Any], *, base_dir: Path, source: str) -
         ) from None
 
 
+def read_toml(path: Path, *, what: str) -> dict[str, Any]:
+    """Parse a UTF-8 TOML file; a missing or malformed file is a :class:`ConfigError`."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(
+            ErrorCode.CONFIG_NOT_FOUND, f"{what} file not found: {path}", key="<file>"
+        ) from None
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{path}: not valid UTF-8 TOML: {exc}", key="<file>"
+        ) from None
+
+
 def load_project_config(path: Path | str | None = None) -> ProjectConfig:
     """Load a project config file, or the embedded default when ``path`` is None."""
     if path is None:
         return embedded_project_config()
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(
-            ErrorCode.CONFIG_NOT_FOUND, f"config file not found: {path}", key="<file>"
-        ) from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(
-            ErrorCode.CONFIG_INVALID, f"{path}: not valid UTF-8 TOML: {exc}", key="<file>"
-        ) from None
+    data = read_toml(path, what="config")
     return parse_project_config(data, base_dir=path.parent.resolve(), source=str(path))
 
 

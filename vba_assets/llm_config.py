@@ -8,12 +8,12 @@ is refused. Error messages never echo a value that could be a secret.
 """
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from vba_assets.config import read_toml
 from vba_assets.domain.model_call import RetryPolicy
 from vba_assets.errors import ConfigError, ErrorCode
 
@@ -144,16 +144,4 @@ def load_llm_config(path: Path | str | None = None) -> LlmConfig:
     if path is None:
         return LlmConfig()
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError(
-            ErrorCode.CONFIG_NOT_FOUND, f"LLM config file not found: {path}", key="<file>"
-        ) from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(
-            ErrorCode.CONFIG_INVALID, f"{path}: not valid UTF-8 TOML: {exc}", key="<file>"
-        ) from None
-    return parse_llm_config(data, source=str(path))
+    return parse_llm_config(read_toml(path, what="LLM config"), source=str(path))

@@ -96,148 +96,129 @@ def _result(
     )
 
 
-@dg.asset(
-    partitions_def=case_revision_partitions,
+CheckFn = Callable[[RevisionEnv], CheckOutcome]
+StageFn = Callable[[RevisionEnv, WorldAccess, Callable[[], Provider]], StageResult]
+
+
+def stage_asset(
+    name: str,
+    *,
+    deps: list[dg.AssetsDefinition],
+    kind: str,
+    description: str,
+    run: StageFn,
+    checks: list[tuple[str, str, CheckFn]],
+    blocking: bool = True,
+) -> dg.AssetsDefinition:
+    """One stage as a partitioned asset whose checks are evaluated on every partition."""
+
+    @dg.asset(
+        name=name,
+        partitions_def=case_revision_partitions,
+        deps=deps,
+        group_name=GROUP,
+        kinds={kind},
+        description=description,
+        check_specs=[_spec(check, name, text, blocking=blocking) for check, text, _ in checks],
+    )
+    def _stage(
+        context: dg.AssetExecutionContext,
+        project: ProjectResource,
+        llm: LlmResource,
+        world_db: WorldDatabaseResource,
+    ) -> dg.MaterializeResult:
+        env, world, provider = _runtime(context, project, llm, world_db)
+        with as_dagster_failure(), env.package.lock(env.revision):
+            stage = run(env, world, provider)
+            outcomes = [(check, evaluate(env)) for check, _, evaluate in checks]
+        return _result(env, stage, outcomes)
+
+    return _stage
+
+
+resolution_plan = stage_asset(
+    "resolution_plan",
     deps=[case],
-    group_name=GROUP,
-    kinds={"json"},
+    kind="json",
     description="Model call 1: grounded name searches, validated by the controller (plan.json).",
-    check_specs=[
-        _spec("plan_grounding", "resolution_plan", "Every term occurs in its cited, readable span.")
+    run=lambda env, world, provider: run_plan(env, provider, world),
+    checks=[
+        (
+            "plan_grounding",
+            "Every term occurs in its cited, readable span.",
+            checks.check_plan_grounding,
+        )
     ],
 )
-def resolution_plan(
-    context: dg.AssetExecutionContext,
-    project: ProjectResource,
-    llm: LlmResource,
-    world_db: WorldDatabaseResource,
-) -> dg.MaterializeResult:
-    env, world, provider = _runtime(context, project, llm, world_db)
-    with as_dagster_failure(), env.package.lock(env.revision):
-        stage = run_plan(env, provider, world)
-        outcome = checks.check_plan_grounding(env)
-    return _result(env, stage, [("plan_grounding", outcome)])
 
-
-@dg.asset(
-    partitions_def=case_revision_partitions,
+resolution_captures = stage_asset(
+    "resolution_captures",
     deps=[resolution_plan],
-    group_name=GROUP,
-    kinds={"sql"},
+    kind="sql",
     description="Literal, parameterized contains-searches on the operator catalogs; one "
     "content-addressed capture per search.",
-    check_specs=[
-        _spec(
+    run=lambda env, world, _: run_captures(env, world),
+    checks=[
+        (
             "capture_provenance",
-            "resolution_captures",
             "Hash, SQL template, snapshot binding and row limit of every capture.",
+            checks.check_capture_provenance,
         )
     ],
 )
-def resolution_captures(
-    context: dg.AssetExecutionContext,
-    project: ProjectResource,
-    llm: LlmResource,
-    world_db: WorldDatabaseResource,
-) -> dg.MaterializeResult:
-    env, world, _ = _runtime(context, project, llm, world_db)
-    with as_dagster_failure(), env.package.lock(env.revision):
-        stage = run_captures(env, world)
-        outcome = checks.check_capture_provenance(env)
-    return _result(env, stage, [("capture_provenance", outcome)])
 
-
-@dg.asset(
-    partitions_def=case_revision_partitions,
+candidate_index = stage_asset(
+    "candidate_index",
     deps=[resolution_captures],
-    group_name=GROUP,
-    kinds={"json"},
+    kind="json",
     description="Deterministic merge and ranking of the captured rows per search.",
-    check_specs=[
-        _spec(
+    run=lambda env, _, __: run_candidate_index(env),
+    checks=[
+        (
             "candidates_recompute",
-            "candidate_index",
             "candidates.json recomputes byte for byte from the captures.",
+            checks.check_candidate_index,
         )
     ],
 )
-def candidate_index(
-    context: dg.AssetExecutionContext,
-    project: ProjectResource,
-    llm: LlmResource,
-    world_db: WorldDatabaseResource,
-) -> dg.MaterializeResult:
-    env, _, _ = _runtime(context, project, llm, world_db)
-    with as_dagster_failure(), env.package.lock(env.revision):
-        stage = run_candidate_index(env)
-        outcome = checks.check_candidate_index(env)
-    return _result(env, stage, [("candidates_recompute", outcome)])
 
-
-@dg.asset(
-    partitions_def=case_revision_partitions,
+resolution_assessment = stage_asset(
+    "resolution_assessment",
     deps=[candidate_index],
-    group_name=GROUP,
-    kinds={"json"},
+    kind="json",
     description="Model call 2: selected | ambiguous | no_match per search, validated; writes the "
     "F/N/D aliases (context.json).",
-    check_specs=[
-        _spec(
+    run=lambda env, _, provider: run_assessment(env, provider),
+    checks=[
+        (
             "selections_cited",
-            "resolution_assessment",
             "Every selection is a real candidate of its search citing its capture row and mention.",
+            checks.check_selections,
         ),
-        _spec(
+        (
             "no_truncated_selection",
-            "resolution_assessment",
             "No unique selection from a truncated search.",
+            checks.check_no_truncated_selection,
         ),
     ],
 )
-def resolution_assessment(
-    context: dg.AssetExecutionContext,
-    project: ProjectResource,
-    llm: LlmResource,
-    world_db: WorldDatabaseResource,
-) -> dg.MaterializeResult:
-    env, _, provider = _runtime(context, project, llm, world_db)
-    with as_dagster_failure(), env.package.lock(env.revision):
-        stage = run_assessment(env, provider)
-        outcomes = [
-            ("selections_cited", checks.check_selections(env)),
-            ("no_truncated_selection", checks.check_no_truncated_selection(env)),
-        ]
-    return _result(env, stage, outcomes)
 
-
-@dg.asset(
-    partitions_def=case_revision_partitions,
+interpretation = stage_asset(
+    "interpretation",
     deps=[resolution_assessment],
-    group_name=GROUP,
-    kinds={"json"},
+    kind="json",
     description="Model call 3: the final interpretation over the frozen, resolved context.",
-    check_specs=[
-        _spec(
+    run=lambda env, _, provider: run_interpretation(env, provider),
+    checks=[
+        (
             "interpretation_retention",
-            "interpretation",
             "Selected entities kept with citations, unresolved identities kept as unknowns, "
             "every citation resolves.",
-            blocking=False,
+            checks.check_interpretation_retention,
         )
     ],
+    blocking=False,  # nothing downstream to protect; a failure still shows in the UI
 )
-def interpretation(
-    context: dg.AssetExecutionContext,
-    project: ProjectResource,
-    llm: LlmResource,
-    world_db: WorldDatabaseResource,
-) -> dg.MaterializeResult:
-    env, _, provider = _runtime(context, project, llm, world_db)
-    with as_dagster_failure(), env.package.lock(env.revision):
-        stage = run_interpretation(env, provider)
-        outcome = checks.check_interpretation_retention(env)
-    return _result(env, stage, [("interpretation_retention", outcome)])
-
 
 PIPELINE_ASSETS = [
     resolution_plan,

@@ -19,8 +19,6 @@ from vba_assets.domain.resolution_context import (
 )
 from vba_assets.domain.resolution_models import (
     CaptureArtifact,
-    ResolutionAssessmentOutput,
-    ResolutionPlanOutput,
 )
 from vba_assets.domain.stage_requests import (
     request_items_for,
@@ -132,6 +130,39 @@ def _recorder(
     return PackageRecorder(env.package, env.revision, base_dir, items)
 
 
+def _accept(
+    env: RevisionEnv,
+    relpath: str,
+    provider: Callable[[], Provider],
+    request: ModelRequest,
+    validate: Callable[[Any], Any],
+    *,
+    base_dir: str,
+    max_invalid: int,
+    exhaustion: ErrorCode,
+    fields: Callable[[Any], dict[str, Any]],
+) -> StageResult:
+    """Run a model stage through the correction loop and publish its accepted artifact."""
+    outcome = _run_model_stage(
+        env,
+        provider(),
+        request,
+        validate,
+        _recorder(env, base_dir, request, interpretation_input(env).prompt_version),
+        _policy(max_invalid, env, exhaustion),
+    )
+    doc = {
+        "schema_version": 1,
+        "status": "accepted",
+        **fields(outcome.value),
+        "accepted_dispatch": f"dispatches/{request.stage}-{outcome.accepted.attempt}.json",
+        "request_sha256": outcome.accepted.base_request_sha256,
+    }
+    ref = env.package.write_json(relpath, doc)
+    env.package.append_event(env.revision, "accepted", stage=request.stage, artifact=relpath)
+    return StageResult(request.stage, relpath, ref.sha256, False, "accepted")
+
+
 def _policy(frozen_max_invalid: int, env: RevisionEnv, code: ErrorCode) -> StagePolicy:
     retry = interpretation_input(env).retry
     return StagePolicy(max_invalid_responses=frozen_max_invalid, exhaustion_code=code, retry=retry)
@@ -149,26 +180,17 @@ def run_plan(env: RevisionEnv, provider: Callable[[], Provider], world: WorldAcc
     if frozen.status == "disabled":
         return _disabled(env, "resolution_plan", relpath)
     request, validate = plan_request(env, frozen)
-    outcome = _run_model_stage(
+    return _accept(
         env,
-        provider(),
+        relpath,
+        provider,
         request,
         validate,
-        _recorder(env, env.er_dir, request, frozen.prompt_version),
-        _policy(frozen.max_invalid_responses, env, ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES),
+        base_dir=env.er_dir,
+        max_invalid=frozen.max_invalid_responses,
+        exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
+        fields=lambda plan: {"search_ids": search_ids(plan), "plan": plan.model_dump(mode="json")},
     )
-    plan: ResolutionPlanOutput = outcome.value
-    doc = {
-        "schema_version": 1,
-        "status": "accepted",
-        "search_ids": search_ids(plan),
-        "plan": plan.model_dump(mode="json"),
-        "accepted_dispatch": f"dispatches/resolution_plan-{outcome.accepted.attempt}.json",
-        "request_sha256": outcome.accepted.base_request_sha256,
-    }
-    ref = env.package.write_json(relpath, doc)
-    env.package.append_event(env.revision, "accepted", stage="resolution_plan", artifact=relpath)
-    return StageResult("resolution_plan", relpath, ref.sha256, False, "accepted")
 
 
 # --- captures -------------------------------------------------------------------------------------
@@ -249,28 +271,19 @@ def run_assessment(env: RevisionEnv, provider: Callable[[], Provider]) -> StageR
     if index is None or plan is None:
         return _disabled(env, "resolution_assessment", relpath)
     request, validate = assessment_request(env, frozen, plan, index)
-    outcome = _run_model_stage(
+    result = _accept(
         env,
-        provider(),
+        relpath,
+        provider,
         request,
         validate,
-        _recorder(env, env.er_dir, request, frozen.prompt_version),
-        _policy(frozen.max_invalid_responses, env, ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES),
-    )
-    assessment: ResolutionAssessmentOutput = outcome.value
-    doc = {
-        "schema_version": 1,
-        "status": "accepted",
-        "assessment": assessment.model_dump(mode="json"),
-        "accepted_dispatch": f"dispatches/resolution_assessment-{outcome.accepted.attempt}.json",
-        "request_sha256": outcome.accepted.base_request_sha256,
-    }
-    ref = env.package.write_json(relpath, doc)
-    env.package.append_event(
-        env.revision, "accepted", stage="resolution_assessment", artifact=relpath
+        base_dir=env.er_dir,
+        max_invalid=frozen.max_invalid_responses,
+        exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
+        fields=lambda assessment: {"assessment": assessment.model_dump(mode="json")},
     )
     ensure_resolution_context(env)
-    return StageResult("resolution_assessment", relpath, ref.sha256, False, "accepted")
+    return result
 
 
 def ensure_resolution_context(env: RevisionEnv) -> None:
@@ -306,22 +319,15 @@ def run_interpretation(env: RevisionEnv, provider: Callable[[], Provider]) -> St
             "entity resolution is enabled for this revision but was never started",
         )
     request, validate = interpretation_request(env, context_alias)
-    outcome = _run_model_stage(
+    prompt = "resolved" if context_alias is not None else "unresolved"
+    return _accept(
         env,
-        provider(),
+        relpath,
+        provider,
         request,
         validate,
-        _recorder(env, env.rev_dir, request, frozen.prompt_version),
-        _policy(frozen.max_invalid_responses, env, ErrorCode.INTERPRETATION_INVALID_RESPONSES),
+        base_dir=env.rev_dir,
+        max_invalid=frozen.max_invalid_responses,
+        exhaustion=ErrorCode.INTERPRETATION_INVALID_RESPONSES,
+        fields=lambda output: {"prompt": prompt, "interpretation": output.model_dump(mode="json")},
     )
-    doc = {
-        "schema_version": 1,
-        "status": "accepted",
-        "prompt": "resolved" if context_alias is not None else "unresolved",
-        "interpretation": outcome.value.model_dump(mode="json"),
-        "accepted_dispatch": f"dispatches/interpretation-{outcome.accepted.attempt}.json",
-        "request_sha256": outcome.accepted.base_request_sha256,
-    }
-    ref = env.package.write_json(relpath, doc)
-    env.package.append_event(env.revision, "accepted", stage="interpretation", artifact=relpath)
-    return StageResult("interpretation", relpath, ref.sha256, False, "accepted")
