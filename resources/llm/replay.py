@@ -25,7 +25,6 @@ from vba_assets.domain.model_contract import (
 from vba_assets.errors import ConfigError, ErrorCode, ModelError, StoreError
 from vba_assets.llm_config import LlmConfig
 
-
 _RECORD_NAME = re.compile(r"^[a-z_]+-[0-9]+\.json$")
 
 
