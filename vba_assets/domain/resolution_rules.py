@@ -223,6 +223,17 @@ def _assessment_issues(
                     f"{unknown} are not candidates of {search.search_id}",
                 )
             )
+        if (
+            verdict.status == "ambiguous"
+            and search.candidates
+            and not verdict.competing_candidate_ids
+        ):
+            issues.append(
+                _issue(
+                    f"{path}/competing_candidate_ids",
+                    "'ambiguous' names the candidates that remain possible",
+                )
+            )
         if verdict.status == "no_match" and verdict.competing_candidate_ids:
             issues.append(
                 _issue(f"{path}/competing_candidate_ids", "'no_match' lists no candidates")
