@@ -358,6 +358,7 @@ def test_the_assessment_validator_combines_schema_and_rules() -> None:
                     "capture": None,
                     "capture_row": None,
                     "mention": None,
+                    "competing_candidate_ids": ["Q1-C1"],
                 },
                 no_match,
             ]

@@ -14,151 +14,59 @@ Pure: the database is injected as a :class:`~vba_assets.domain.research.CatalogS
 made is recorded in ``searches`` (catalog, literal term, purpose, rows, truncated), every fetch in
 ``match.records``. A value the database does not hold (a NULL, a column a row does not carry, a
 catalog without the entity) is reported as unavailable, never paraphrased.
+
+The result models and :func:`render_lookup` live in :mod:`.lookup_result`, the probes and scoring
+of a miss in :mod:`.suggestions`; their names are re-exported here.
 """
 
 import json
 import unicodedata
 from collections.abc import Sequence
-from typing import Literal, cast
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import cast
 
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.lookup_result import (  # re-exported: the result models moved there
+    CatalogRecord,
+    EntityRow,
+    FieldValue,
+    LookupResult,
+    MatchedEntity,
+    Option,  # noqa: F401
+    Reason,  # noqa: F401
+    SearchPurpose,
+    SearchRecord,
+    Status,
+    Suggestion,  # noqa: F401
+    TierLabel,
+    render_lookup,  # noqa: F401
+)
 from vba_assets.domain.matching import (
     EXACT_TIERS,
-    NAME_SEPARATOR,
-    NAME_SEPARATORS,
     MatchTier,
     RankedCandidate,
     name_key,
     rank_search_results,
     rank_suggestions,
-    split_tokens,
+)
+from vba_assets.domain.name_tokens import (
+    NAME_SEPARATOR,
+    NAME_SEPARATORS,
     tokenize,
     unify_punctuation,
 )
-from vba_assets.domain.research import CatalogRow, CatalogSearch, Scalar, SearchResult
+from vba_assets.domain.research import CatalogRow, CatalogSearch, SearchResult
+from vba_assets.domain.suggestions import (  # re-exported: the probes moved there
+    MAX_SPELLING_PROBES,  # noqa: F401
+    MAX_WORD_PROBES,  # noqa: F401
+    SPELLING_NGRAM,  # noqa: F401
+    probe_terms,
+)
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
-#: Bounds of one lookup: options/suggestions shown, query length, probes on a miss.
+#: Bounds of one lookup: options/suggestions shown, query length, rows of one probe search.
 MAX_LIMIT = 50
 MAX_QUERY_CHARS = 200
-MAX_WORD_PROBES = 4
-MAX_SPELLING_PROBES = 6
-SPELLING_NGRAM = 4
 PROBE_ROW_LIMIT = 25
-
-Status = Literal["success", "needs_confirmation", "error"]
-Reason = Literal["no_match", "no_word_characters"]
-SearchPurpose = Literal["query", "query_variant", "word_probe", "spelling_probe"]
-TierLabel = Literal["exact_name", "exact_localized_name", "whole_phrase", "all_tokens", "substring"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SearchRecord(_Model):
-    """One contains search the lookup made: what was asked and how much came back."""
-
-    catalog: str
-    term: str = Field(description="The literal term sent to the database.")
-    purpose: SearchPurpose
-    row_limit: int
-    rows: int
-    truncated: bool
-
-
-class FieldValue(_Model):
-    """One configured data column: its value, or an explicit ``unavailable`` marker."""
-
-    column: str
-    available: bool
-    value: Scalar = None
-    note: str | None = Field(default=None, description="Why the value is unavailable.")
-
-
-class EntityRow(_Model):
-    """One row of the entity in one catalog (a localized catalog has one per locale)."""
-
-    name: str
-    fields: list[FieldValue]
-
-
-class CatalogRecord(_Model):
-    """A fetch by identity in another catalog of the entity's type, and what it returned."""
-
-    catalog: str
-    catalog_kind: str
-    rows: list[EntityRow]
-    note: str | None = None
-
-
-class _EntityRef(_Model):
-    identity: int | str
-    name: str = Field(description="The name that matched, as the catalog holds it.")
-    entity_type: str
-    catalog: str
-    catalog_kind: str
-
-
-class Option(_EntityRef):
-    """One ranked option of ``needs_confirmation`` (also the base of the ``success`` entity)."""
-
-    tier: TierLabel
-
-
-class MatchedEntity(Option):
-    """The one entity of a ``success``: the matched row's data columns and its other catalogs."""
-
-    fields: list[FieldValue] = Field(description="The configured data columns of the matched row.")
-    also_matched: list[str] = Field(description="'catalog: name (tier)' of its other rows.")
-    records: list[CatalogRecord] = Field(
-        description="The entity in the other catalogs of its type."
-    )
-
-
-class Suggestion(_EntityRef):
-    """One ranked suggestion of a ``no_match`` error (see ``matching.suggestion_key``)."""
-
-    covered_words: int = Field(description="Query words the name covers (similarity >= 0.75).")
-    query_words: int
-    similarity: float = Field(description="Sum of the covered words' best token similarity.")
-    extra_tokens: int = Field(description="Name tokens no query word used.")
-
-
-class LookupResult(_Model):
-    """The outcome of :func:`lookup`; ``status`` (and ``reason`` for errors) says which one."""
-
-    status: Status
-    reason: Reason | None = None
-    code: ErrorCode | None = None
-    message: str
-    query: str
-    catalogs: list[str] = Field(description="The catalogs in scope.")
-    best_tier: TierLabel | None = None
-    tied: int = Field(default=0, description="Entities at the best tier (visible rows only).")
-    truncated: bool = Field(default=False, description="A query search hit its row limit.")
-    match: MatchedEntity | None = None
-    other_candidates: int = Field(default=0, description="Weaker entities beside a success.")
-    options: list[Option] = Field(default_factory=list)
-    suggestions: list[Suggestion] = Field(default_factory=list)
-    searches: list[SearchRecord] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="What this lookup noticed.")
-    coverage_notes: list[str] = Field(
-        default_factory=list, description="The searches' coverage notes (backend, scope of a miss)."
-    )
-
-    @model_validator(mode="after")
-    def _one_outcome(self) -> "LookupResult":
-        shape_ok = {
-            "success": self.match is not None and not self.options and self.reason is None,
-            "needs_confirmation": self.match is None and bool(self.options) and not self.reason,
-            "error": self.match is None and not self.options and self.reason is not None,
-        }[self.status]
-        if not shape_ok:
-            raise ValueError(f"inconsistent {self.status!r} lookup result")
-        return self
 
 
 def _label(tier: MatchTier) -> TierLabel:
@@ -239,25 +147,6 @@ def query_terms(query: str) -> list[str]:
     for term in terms:
         unique.setdefault(_ascii_lower(term), term)
     return list(unique.values())
-
-
-def probe_terms(query: str) -> tuple[list[str], list[str]]:
-    """Word probes and spelling probes for a query that matched nothing.
-
-    Word probes: the longest distinct words (at least 3 characters, or 2 outside ASCII), as typed
-    (case kept: SQLite folds only ASCII case). Spelling probes: the leading and trailing
-    :data:`SPELLING_NGRAM`-grams of the longest words of at least 5 characters. Both bounded.
-    """
-    words = list(dict.fromkeys(split_tokens(unify_punctuation(query))))
-    useful = [w for w in words if len(w) >= 3 or (len(w) >= 2 and not w.isascii())]
-    by_length = sorted(useful, key=lambda word: -len(word))
-    word_probes = by_length[:MAX_WORD_PROBES]
-    spelling: list[str] = []
-    for word in (w for w in by_length if len(w) > SPELLING_NGRAM):
-        for gram in (word[:SPELLING_NGRAM], word[-SPELLING_NGRAM:]):
-            if gram not in spelling and len(spelling) < MAX_SPELLING_PROBES:
-                spelling.append(gram)
-    return word_probes, spelling
 
 
 def _fields(row: CatalogRow, columns: Sequence[str]) -> list[FieldValue]:
@@ -464,56 +353,3 @@ def lookup(
     ranked = rank_search_results(query, primary)
     truncated = any(result.truncated for result in primary)
     return state.matched(ranked, truncated) if ranked else state.no_match(truncated)
-
-
-def _value(field: FieldValue, *, why: bool = True) -> str:
-    if not field.available:
-        return f"unavailable ({field.note})" if why else "unavailable"
-    return repr(field.value) if field.value == "" else str(field.value)
-
-
-def render_lookup(result: LookupResult) -> str:
-    """A compact, readable terminal rendering of ``result``."""
-    lines: list[str] = []
-    if result.status == "success" and result.match is not None:
-        match = result.match
-        lines.append(
-            f"success: {match.entity_type} {match.identity} {match.name!r} "
-            f"[{match.tier} in {match.catalog}]"
-        )
-        lines += [f"  {field.column}: {_value(field)}" for field in match.fields]
-        lines += [f"  also matched: {text}" for text in match.also_matched]
-        for record in match.records:
-            if not record.rows:
-                lines.append(f"  {record.catalog}: unavailable ({record.note})")
-            for row in record.rows:
-                fields = ", ".join(f"{f.column}={_value(f, why=False)}" for f in row.fields)
-                lines.append(
-                    f"  {record.catalog}: {row.name!r}" + (f" ({fields})" if fields else "")
-                )
-        if result.other_candidates:
-            lines.append(f"  ({result.other_candidates} weaker match(es) not shown)")
-    elif result.status == "needs_confirmation":
-        lines.append(f"needs confirmation: {result.message}")
-        for rank, option in enumerate(result.options, 1):
-            lines.append(
-                f"  {rank:>2}. {option.entity_type} {option.identity} {option.name!r} "
-                f"[{option.tier} in {option.catalog}]"
-            )
-    else:
-        lines.append(f"error ({result.reason}): {result.message}")
-        for rank, item in enumerate(result.suggestions, 1):
-            lines.append(
-                f"  {rank:>2}. {item.entity_type} {item.identity} {item.name!r} "
-                f"[covers {item.covered_words}/{item.query_words} words, +{item.extra_tokens} "
-                f"other, in {item.catalog}]"
-            )
-    lines += [f"  note: {note}" for note in result.notes]
-    if result.status == "error":  # the scope of a miss matters here; elsewhere see --json
-        lines += [f"  coverage: {note}" for note in result.coverage_notes]
-    searches = "; ".join(
-        f"{record.catalog} {record.term!r} -> {record.rows}{'+' if record.truncated else ''}"
-        for record in result.searches
-    )
-    lines.append(f"  searched: {searches}" if searches else "  searched: nothing")
-    return "\n".join(lines)

@@ -3,35 +3,37 @@
 Both ``vba lookup`` and the pipeline's candidate index rank rows with :func:`rank_search_results`.
 The ranking is a pure function of the query and the rows' content: shuffling the rows of a result,
 or the results themselves, never changes the output (only ``source_index`` follows its row).
+When nothing matches the whole query, :func:`rank_suggestions` ranks near misses the same way.
 
-Normalization (:func:`normalize_for_match`): NFKC, case folding, one apostrophe (``'``), one name
-separator (``·``) and single spaces. **Zero-width and bidi characters are not removed.** They are
-format characters (Unicode category ``Cf``) and :func:`tokenize` glues them to the neighbouring
-word, so ``"Wild\\u200bWolpertinger"`` is one token that equals no clean name token, and the
-normalized string is a substring of no clean name. A term that hides such a character therefore
-never matches a clean name by accident (grounding refuses such spans before a search is made).
+Names are compared in the forms of :mod:`.name_tokens` (normalization and tokens: zero-width and
+bidi characters are kept, so a term that hides one never matches a clean name by accident); near
+misses are scored by :mod:`.suggestions`. Both modules' names are re-exported here.
 """
 
-import difflib
 import json
-import unicodedata
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vba_assets.domain.name_tokens import (  # re-exported: normalization moved to name_tokens
+    APOSTROPHES,  # noqa: F401
+    NAME_SEPARATOR,  # noqa: F401
+    NAME_SEPARATORS,  # noqa: F401
+    fold_accents,
+    normalize_for_match,
+    split_tokens,
+    token_parts,
+    tokenize,
+    unify_punctuation,  # noqa: F401
+)
 from vba_assets.domain.research import Scalar, SearchResult
-
-#: Apostrophe look-alikes folded to ``'`` (NFKC already folds the fullwidth apostrophe U+FF07).
-APOSTROPHES = "\u2019\u2018\u02bc"
-#: Name separators (zhCN U+00B7, zhTW U+2027, Japanese U+30FB) folded to :data:`NAME_SEPARATOR`.
-NAME_SEPARATORS = "\u00b7\u2027\u30fb"
-NAME_SEPARATOR = "\u00b7"
-#: Characters that join two word parts into one token: apostrophe and hyphens.
-_TOKEN_JOINERS = frozenset("'-\u2010")
-_PUNCTUATION_MAP = str.maketrans(
-    {**{char: "'" for char in APOSTROPHES}, **{char: NAME_SEPARATOR for char in NAME_SEPARATORS}}
+from vba_assets.domain.suggestions import (  # re-exported: scoring moved to suggestions
+    FUZZY_MIN_RATIO,  # noqa: F401
+    SuggestionScore,
+    suggestion_score,
+    token_similarity,  # noqa: F401
 )
 
 
@@ -53,83 +55,6 @@ class MatchTier(IntEnum):
 EXACT_TIERS = frozenset({MatchTier.EXACT_NAME, MatchTier.EXACT_LOCALIZED_NAME})
 
 
-def unify_punctuation(text: str) -> str:
-    """NFKC plus the apostrophe and separator folding of :func:`normalize_for_match`, case kept.
-
-    This is the form used for an alternative *search term*: a database's contains search is
-    literal, so ``Kael’thas`` finds ``Kael'thas`` only when the apostrophe is folded first.
-    """
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_PUNCTUATION_MAP).split())
-
-
-def normalize_for_match(text: str) -> str:
-    """The form two names are compared in: NFKC, casefold, unified punctuation, single spaces.
-
-    Zero-width and bidi characters are kept on purpose (see the module docstring).
-    """
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return " ".join(folded.translate(_PUNCTUATION_MAP).split())
-
-
-def _is_token_char(char: str) -> bool:
-    # Letters, numbers, combining marks, and format characters (zero-width/bidi) glued to a word.
-    category = unicodedata.category(char)
-    return category[0] in "LNM" or category == "Cf"
-
-
-def _has_word_character(token: str) -> bool:
-    return any(unicodedata.category(char)[0] in "LN" for char in token)
-
-
-def split_tokens(text: str) -> list[str]:
-    """Word tokens of ``text`` exactly as written (no normalization).
-
-    A token is a run of letters, digits and marks; an apostrophe or hyphen between two such
-    characters stays inside the token (``Kael'thas``, ``Half-Orc``). Underscores, ``%``, quotes and
-    other punctuation separate tokens. A run of format characters alone is not a token.
-    """
-    tokens: list[str] = []
-    current: list[str] = []
-    for index, char in enumerate(text):
-        if _is_token_char(char):
-            current.append(char)
-            continue
-        following = text[index + 1] if index + 1 < len(text) else ""
-        if char in _TOKEN_JOINERS and current and following and _is_token_char(following):
-            current.append(char)
-            continue
-        if current:
-            tokens.append("".join(current))
-            current = []
-    if current:
-        tokens.append("".join(current))
-    return [token for token in tokens if _has_word_character(token)]
-
-
-def tokenize(text: str) -> list[str]:
-    """Normalized word tokens (:func:`normalize_for_match`, then :func:`split_tokens`).
-
-    Unicode-aware: Cyrillic and Korean words split on spaces; a CJK run without spaces is one
-    token (no dictionary segmentation, so CJK names match by exact name or substring).
-    """
-    return split_tokens(normalize_for_match(text))
-
-
-def token_parts(token: str) -> list[str]:
-    """The parts of a joined token: ``"kael'thas" -> ["kael", "thas"]``; ``[]`` if not joined."""
-    parts: list[str] = []
-    current: list[str] = []
-    for char in token:
-        if char in _TOKEN_JOINERS:
-            parts.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current))
-    parts = [part for part in parts if _has_word_character(part)]
-    return parts if len(parts) > 1 else []
-
-
 def _token_universe(tokens: Sequence[str]) -> set[str]:
     universe = set(tokens)
     for token in tokens:
@@ -143,13 +68,6 @@ def _contains_sequence(haystack: Sequence[str], needle: Sequence[str]) -> bool:
         list(haystack[start : start + width]) == list(needle)
         for start in range(len(haystack) - width + 1)
     )
-
-
-def fold_accents(text: str) -> str:
-    """``normalize_for_match`` text without combining marks (``émile -> emile``)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
-    return unicodedata.normalize("NFC", stripped)
 
 
 def match_tier(query: str, name: str, *, localized: bool) -> MatchTier | None:
@@ -331,54 +249,6 @@ def rank_search_results(query: str, results: Sequence[SearchResult]) -> list[Ran
                 key = _row_key(rank_key(tier, row.name, row.identity), result, index)
                 scored.append(_ScoredRow((int(tier),), key, result, index, tier))
     return [_candidate(best, others) for best, others in _collapse(scored)]
-
-
-# --- suggestions (nothing matched the whole query) -------------------------------------------
-
-#: A query word counts as covered by a name word at least this similar (difflib ratio).
-FUZZY_MIN_RATIO = 0.75
-
-
-class SuggestionScore(NamedTuple):
-    """How well a name covers the query's words (see :func:`suggestion_score`)."""
-
-    covered_words: int
-    similarity: float
-    extra_tokens: int
-
-
-def token_similarity(left: str, right: str) -> float:
-    """1.0 for equal tokens, else difflib's ratio (deterministic, no junk heuristic)."""
-    if left == right:
-        return 1.0
-    return difflib.SequenceMatcher(None, left, right, autojunk=False).ratio()
-
-
-def suggestion_score(query_tokens: Sequence[str], name: str) -> SuggestionScore:
-    """Score ``name`` against normalized query tokens, for no-match suggestions.
-
-    A query word is *covered* when some name token (or part of a joined token) has a
-    :func:`token_similarity` of at least :data:`FUZZY_MIN_RATIO`; ``similarity`` sums the best
-    ratios of the covered words (rounded to 6 places); ``extra_tokens`` counts the name tokens no
-    query word used: how much else the name carries.
-    """
-    name_tokens = tokenize(name)
-    covered = 0
-    similarity = 0.0
-    used: set[int] = set()
-    for query_token in dict.fromkeys(query_tokens):
-        best_ratio = 0.0
-        best_index = -1
-        for index, name_token in enumerate(name_tokens):
-            for form in (name_token, *token_parts(name_token)):
-                ratio = token_similarity(query_token, form)
-                if ratio > best_ratio:
-                    best_ratio, best_index = ratio, index
-        if best_ratio >= FUZZY_MIN_RATIO:
-            covered += 1
-            similarity += best_ratio
-            used.add(best_index)
-    return SuggestionScore(covered, round(similarity, 6), len(name_tokens) - len(used))
 
 
 def suggestion_key(score: SuggestionScore, name: str, identity: int | str) -> tuple[Any, ...]:

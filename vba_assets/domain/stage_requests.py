@@ -1,9 +1,10 @@
 """Stage contexts, model requests and validators of the three semantic stages (ARCHITECTURE 6-8).
 
 Per stage: a pure helper builds the stage context from frozen artifacts
-(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`),
-a builder turns it into a :class:`~vba_assets.domain.model_contract.ModelRequest`, and a validator
-factory gives the ``validate`` callable of ``run_stage`` (schema first, then the stage's rules).
+(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`:
+they live in :mod:`.stage_context` and are re-exported here), a builder turns it into a
+:class:`~vba_assets.domain.model_contract.ModelRequest`, and a validator factory gives the
+``validate`` callable of ``run_stage`` (schema first, then the stage's rules).
 
 Request layout (what the model receives, in order):
 
@@ -25,7 +26,6 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.case_builder import Case
 from vba_assets.domain.context_manifest import (
     FIELD_SLOT,
     SYSTEM_SLOT,
@@ -52,15 +52,14 @@ from vba_assets.domain.resolution_models import (
 )
 from vba_assets.domain.resolution_rules import validate_assessment, validate_plan
 from vba_assets.domain.schemas import SchemaDialect, provider_schema
-from vba_assets.domain.stage_context import (
+from vba_assets.domain.stage_context import (  # the builders are re-exported (moved there)
     AssessmentStageContext,
-    CandidateView,
-    CaseHeader,
-    CatalogView,
     InterpretationStageContext,
     PlanStageContext,
-    SearchView,
-    SourceView,
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+    source_views,  # noqa: F401
 )
 from vba_assets.domain.stage_render import (
     DATA_NOTICE,  # noqa: F401 (re-exported: rendering moved to stage_render)
@@ -80,7 +79,7 @@ from vba_assets.domain.stage_render import (
     system_pieces,
     text_of,
 )
-from vba_assets.errors import ErrorCode, ModelError, StoreError
+from vba_assets.errors import ErrorCode, ModelError
 
 SCHEMA_HEADING_SOURCE = "vba_assets/domain/model_contract.py#SCHEMA_HEADING"
 OUTPUT_NAME_SOURCE = "vba_assets/domain/model_contract.py#build_request"
@@ -101,118 +100,6 @@ class RequestParams(BaseModel):
     max_tokens: int = Field(ge=1, le=1_000_000)
     temperature: float | None = Field(default=None, ge=0, le=2)
     dialect: SchemaDialect = "json_schema"
-
-
-# --- stage contexts from frozen artifacts ---------------------------------------------------------
-
-
-def _case(case_doc: Mapping[str, Any]) -> Case:
-    try:
-        return Case.model_validate(case_doc)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = "/".join(str(part) for part in error["loc"])
-        raise StoreError(
-            ErrorCode.ARTIFACT_CORRUPT,
-            f"case.json is not a valid case: {where}: {error['msg']}",
-            artifact="case.json",
-        ) from None
-
-
-def source_views(case: Case) -> list[SourceView]:
-    """The sources as a model sees them: unreadable ones carry no text."""
-    return [
-        SourceView(
-            alias=source.alias,
-            kind=source.kind,
-            name=source.name,
-            readable=source.readable,
-            text=source.text if source.readable else None,
-            unreadable_reason=source.unreadable_reason,
-        )
-        for source in case.sources
-    ]
-
-
-def plan_stage_context(
-    case_doc: Mapping[str, Any], catalogs: Sequence[CatalogConfig], max_searches: int
-) -> PlanStageContext:
-    """Model call 1 sees the sources and the catalog names (never tables or columns)."""
-    case = _case(case_doc)
-    return PlanStageContext(
-        case_id=case.case_id,
-        sources=source_views(case),
-        catalogs=[
-            CatalogView(name=c.name, entity_type=c.entity_type, kind=c.kind) for c in catalogs
-        ],
-        max_searches=max_searches,
-    )
-
-
-def assessment_stage_context(
-    case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
-) -> AssessmentStageContext:
-    """Model call 2 sees the sources and every search with its ranked candidates."""
-    case = _case(case_doc)
-    if len(plan.searches) != len(candidate_index.searches):
-        raise StoreError(
-            ErrorCode.ARTIFACT_CORRUPT,
-            f"candidates.json has {len(candidate_index.searches)} searches, the plan "
-            f"{len(plan.searches)}",
-            artifact="candidates.json",
-        )
-    searches = []
-    for proposed, search in zip(plan.searches, candidate_index.searches, strict=True):
-        candidates = [
-            CandidateView(
-                candidate_id=candidate_id,
-                identity=candidate.identity,
-                name=candidate.name,
-                tier=candidate.tier,
-                catalog=candidate.catalog,
-                catalog_kind=candidate.catalog_kind,
-                capture_row=candidate.source_index,
-                data=candidate.data,
-                other_names=list(
-                    dict.fromkeys(
-                        r.name for r in candidate.also_matched if r.name != candidate.name
-                    )
-                ),
-            )
-            for candidate_id, candidate in zip(search.candidate_ids, search.candidates, strict=True)
-        ]
-        searches.append(
-            SearchView(
-                search_id=search.search_id,
-                term=search.term,
-                catalog=search.catalog,
-                role=search.role,
-                mentions=list(proposed.mentions),
-                capture_alias=search.capture_alias,
-                truncated=search.truncated,
-                candidates=candidates,
-            )
-        )
-    return AssessmentStageContext(
-        case_id=case.case_id, sources=source_views(case), searches=searches
-    )
-
-
-def interpretation_stage_context(
-    case_doc: Mapping[str, Any], resolution_context: ResolutionContext | None
-) -> InterpretationStageContext:
-    """Model call 3 sees the case header, the sources and, when resolution ran, F/N/D aliases."""
-    case = _case(case_doc)
-    return InterpretationStageContext(
-        case=CaseHeader(
-            case_id=case.case_id,
-            title=case.title,
-            reported_at=case.reported_at,
-            reported_at_offset=case.reported_at_offset,
-        ),
-        sources=source_views(case),
-        resolution=resolution_context,
-    )
 
 
 # --- requests -------------------------------------------------------------------------------------
