@@ -9,7 +9,8 @@ apply (tools, then system, then messages).
 Stop reasons: ``end_turn``/``tool_use``/``stop_sequence`` finish normally (accepted only with the
 tool's ``tool_use`` block and a valid object); ``max_tokens`` is incomplete, ``refusal`` a refusal,
 ``pause_turn`` paused, ``model_context_window_exceeded`` a context overflow: recorded with their
-body, never accepted. The raw body is parsed here, so what is recorded is exactly what was read.
+body, never accepted. The raw body is read once and parsed by
+:class:`~resources.llm.base.HttpProvider`, so what is recorded is exactly what was read.
 """
 
 import json
@@ -20,11 +21,14 @@ import anthropic
 import httpx2
 
 from resources.llm.base import (
+    HttpExchange,
+    HttpProvider,
     ProviderOptions,
-    body_fault,
-    redact,
-    resolve_api_key,
-    status_fault,
+    ReplyContent,
+    as_int,
+    as_object,
+    require_api_key,
+    timeout_fault,
     transport_fault,
 )
 from vba_assets.domain.model_contract import (
@@ -32,7 +36,6 @@ from vba_assets.domain.model_contract import (
     Finish,
     ModelRequest,
     ProviderFault,
-    ProviderReply,
     TokenUsage,
 )
 from vba_assets.llm_config import LlmConfig
@@ -52,7 +55,7 @@ TOOL_DESCRIPTION = "Submit the result: one JSON object that validates against in
 SDK_PARAMETERS = frozenset({"model", "max_tokens", "messages", "system", "tools", "tool_choice"})
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     """Messages API via the ``anthropic`` SDK. The key is held by the SDK client only."""
 
     name = "anthropic"
@@ -66,7 +69,7 @@ class AnthropicProvider:
         http_client: httpx2.Client | None = None,
         cache_system: bool = True,
     ) -> None:
-        self._secrets = (api_key,)
+        super().__init__(api_key=api_key)
         self._cache_system = cache_system
         self._client = anthropic.Anthropic(
             api_key=api_key,
@@ -78,10 +81,8 @@ class AnthropicProvider:
 
     @classmethod
     def from_config(cls, config: LlmConfig, options: ProviderOptions) -> "AnthropicProvider":
-        api_key = resolve_api_key(config, options.env, required=True)
-        assert api_key is not None
         return cls(
-            api_key=api_key,
+            api_key=require_api_key(config, options.env),
             base_url=config.base_url,
             timeout_s=config.timeout_s,
             http_client=options.anthropic_http_client,
@@ -116,50 +117,37 @@ class AnthropicProvider:
             body["temperature"] = request.temperature
         return body
 
-    def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
-        body = self.wire_request(request, messages)
-        fault: ProviderFault | None = None
+    def _exchange(self, body: dict[str, Any]) -> HttpExchange | ProviderFault:
         try:
             raw = self._client.messages.with_raw_response.create(
                 **{key: value for key, value in body.items() if key in SDK_PARAMETERS},
                 extra_body={k: v for k, v in body.items() if k not in SDK_PARAMETERS} or None,
             )
         except anthropic.APIStatusError as exc:
-            fault = status_fault(
-                self.name,
+            return HttpExchange(
                 exc.status_code,
-                body=_safe_text(exc.response),
+                _safe_text(exc.response),
+                failed=True,
                 headers=exc.response.headers,
                 request_id=exc.request_id,
-                secrets=self._secrets,
             )
         except anthropic.APITimeoutError:
-            fault = transport_fault(
-                self.name, timed_out=True, reason="no response within timeout_s"
-            )
+            return timeout_fault(self.name)
         except anthropic.APIConnectionError as exc:
-            fault = transport_fault(self.name, timed_out=False, reason=type(exc.__cause__).__name__)
-        if fault is not None:
-            # Raised outside the except block: the SDK exception (which holds the request and its
-            # auth header) is neither the cause nor the context of what callers see.
-            raise fault
-        text = redact(raw.http_response.text, self._secrets) or ""
-        return self._reply(request, text, raw.status_code, raw.request_id, raw.retries_taken)
+            return transport_fault(self.name, timed_out=False, reason=type(exc.__cause__).__name__)
+        return HttpExchange(
+            raw.status_code,
+            raw.http_response.text,
+            request_id=raw.request_id,
+            retries=raw.retries_taken,
+        )
 
-    def _reply(
-        self,
-        request: ModelRequest,
-        text: str,
-        status_code: int,
-        request_id: str | None,
-        retries: int,
-    ) -> ProviderReply:
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise body_fault(self.name, status_code, text, f"not JSON ({exc})") from None
+    def _body_problem(self, data: Any) -> str | None:
         if not isinstance(data, dict) or not isinstance(data.get("content"), list):
-            raise body_fault(self.name, status_code, text, "not a Messages API message")
+            return "not a Messages API message"
+        return None
+
+    def _read_reply(self, request: ModelRequest, data: dict[str, Any]) -> ReplyContent:
         stop_reason = data.get("stop_reason")
         output_text: str | None = None
         texts: list[str] = []
@@ -179,34 +167,21 @@ class AnthropicProvider:
                     if isinstance(tool_input, str)
                     else json.dumps(tool_input, ensure_ascii=False)
                 )
-        usage = _dict(data.get("usage"))
-        return ProviderReply(
-            status_code=status_code,
-            response_body=text,
-            output_text=redact(output_text, self._secrets),
-            text=redact("\n".join(texts), self._secrets) if texts else None,
+        usage = as_object(data.get("usage"))
+        return ReplyContent(
+            output_text=output_text,
+            text="\n".join(texts) if texts else None,
             stop_reason=stop_reason if isinstance(stop_reason, str) else None,
             finish=STOP_REASON_FINISH.get(stop_reason, "unknown")
             if isinstance(stop_reason, str)
             else "unknown",
             usage=TokenUsage(
-                input=_int(usage.get("input_tokens")),
-                output=_int(usage.get("output_tokens")),
-                cache_creation=_int(usage.get("cache_creation_input_tokens")),
-                cache_read=_int(usage.get("cache_read_input_tokens")),
+                input=as_int(usage.get("input_tokens")),
+                output=as_int(usage.get("output_tokens")),
+                cache_creation=as_int(usage.get("cache_creation_input_tokens")),
+                cache_read=as_int(usage.get("cache_read_input_tokens")),
             ),
-            request_id=request_id,
-            response_id=data.get("id") if isinstance(data.get("id"), str) else None,
-            provider_retries=retries,
         )
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _safe_text(response: httpx2.Response) -> str | None:

@@ -5,17 +5,34 @@ HTTP request and the response back to a
 :class:`~vba_assets.domain.model_contract.ProviderReply`. Everything a provider hands back
 (bodies, messages, error text) has its API key redacted first, so no record, log line or exception
 can carry it.
+
+:class:`HttpProvider` is the connection side every HTTP provider shares: one request per
+:meth:`~HttpProvider.send`, fault classification, redaction, JSON parsing and reply assembly. A
+provider subclass keeps only its client and its message mapping: the wire body
+(``wire_request``), one round trip (``_exchange``) and reading its API's reply (``_body_problem``,
+``_read_reply``).
 """
 
 import email.utils
+import json
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.model_contract import DispatchRecord, Provider, ProviderFault
+from vba_assets.domain.model_contract import (
+    ChatMessage,
+    DispatchRecord,
+    Finish,
+    ModelRequest,
+    Provider,
+    ProviderFault,
+    ProviderReply,
+    TokenUsage,
+)
 from vba_assets.domain.research import CatalogSearch
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
@@ -60,6 +77,13 @@ def resolve_api_key(config: LlmConfig, env: Mapping[str, str], *, required: bool
             key="api_key_env",
         )
     return None
+
+
+def require_api_key(config: LlmConfig, env: Mapping[str, str]) -> str:
+    """The API key a provider cannot work without (:func:`resolve_api_key` with ``required``)."""
+    api_key = resolve_api_key(config, env, required=True)
+    assert api_key is not None  # resolve_api_key raises instead of returning None when required
+    return api_key
 
 
 def redact(text: str | None, secrets: Iterable[str]) -> str | None:
@@ -141,6 +165,11 @@ def transport_fault(provider: str, *, timed_out: bool, reason: str) -> ProviderF
     )
 
 
+def timeout_fault(provider: str) -> ProviderFault:
+    """A request that got no response within the configured ``timeout_s`` (retryable)."""
+    return transport_fault(provider, timed_out=True, reason="no response within timeout_s")
+
+
 def body_fault(provider: str, status_code: int, body: str | None, reason: str) -> ProviderFault:
     """A 2xx response whose body is not the API's JSON (a broken proxy): final, body recorded."""
     return ProviderFault(
@@ -151,6 +180,124 @@ def body_fault(provider: str, status_code: int, body: str | None, reason: str) -
         status_code=status_code,
         response_body=body,
     )
+
+
+def as_object(value: Any) -> dict[str, Any]:
+    """A JSON object field, or ``{}`` when the body holds something else there."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_int(value: Any) -> int | None:
+    """A JSON integer field (a token count), or None when the body holds something else there."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+# --- the connection side of an HTTP provider ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HttpExchange:
+    """One HTTP round trip as a provider's client saw it, before anything is read from it."""
+
+    status_code: int
+    #: The response body as the client read it (None when it could not be read).
+    text: str | None
+    #: The API refused the request, by the client's own rule (HTTP >= 400, an SDK status error).
+    failed: bool = False
+    headers: Mapping[str, str] = field(default_factory=dict)
+    request_id: str | None = None
+    #: Retries the client made on its own (0: the correction loop owns retries).
+    retries: int = 0
+
+
+@dataclass(frozen=True)
+class ReplyContent:
+    """What a provider's message mapping reads from a successful body (redacted afterwards)."""
+
+    output_text: str | None
+    text: str | None
+    stop_reason: str | None
+    finish: Finish
+    usage: TokenUsage
+
+
+class HttpProvider(ABC):
+    """One HTTP model API. :meth:`send` is exactly one request; subclasses map the messages.
+
+    Implements :class:`~vba_assets.domain.model_contract.Provider`. Only the subclass's client
+    sends the API key; this class keeps it solely to redact it from everything handed back.
+    """
+
+    name: str
+
+    def __init__(self, *, api_key: str | None) -> None:
+        self._secrets: tuple[str, ...] = (api_key,) if api_key else ()
+
+    @abstractmethod
+    def wire_request(
+        self, request: ModelRequest, messages: Sequence[ChatMessage]
+    ) -> dict[str, Any]:
+        """The exact body this provider sends for ``messages`` (no credentials)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the client's connections."""
+
+    @abstractmethod
+    def _exchange(self, body: dict[str, Any]) -> HttpExchange | ProviderFault:
+        """Send ``body`` once; a request that got no response is *returned* as its fault.
+
+        Returned, not raised: :meth:`send` raises it outside the client's ``except`` block, so the
+        client's exception (which holds the request and its auth header) is neither the cause nor
+        the context of what callers see.
+        """
+
+    @abstractmethod
+    def _body_problem(self, data: Any) -> str | None:
+        """Why a parsed success body is not this API's reply (None when it is)."""
+
+    @abstractmethod
+    def _read_reply(self, request: ModelRequest, data: dict[str, Any]) -> ReplyContent:
+        """The output, free text, stop reason and usage of a body that passed the shape check."""
+
+    def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
+        """Send one request; raise :class:`ProviderFault` on a provider failure."""
+        outcome = self._exchange(self.wire_request(request, messages))
+        if isinstance(outcome, ProviderFault):
+            raise outcome
+        text = redact(outcome.text, self._secrets)
+        if outcome.failed:
+            raise status_fault(
+                self.name,
+                outcome.status_code,
+                body=text,
+                headers=outcome.headers,
+                request_id=outcome.request_id,
+                secrets=self._secrets,
+            )
+        return self._reply(request, outcome, text or "")
+
+    def _reply(self, request: ModelRequest, exchange: HttpExchange, text: str) -> ProviderReply:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise body_fault(self.name, exchange.status_code, text, f"not JSON ({exc})") from None
+        problem = self._body_problem(data)
+        if problem is not None:
+            raise body_fault(self.name, exchange.status_code, text, problem)
+        content = self._read_reply(request, data)
+        return ProviderReply(
+            status_code=exchange.status_code,
+            response_body=text,
+            output_text=redact(content.output_text, self._secrets),
+            text=redact(content.text, self._secrets),
+            stop_reason=content.stop_reason,
+            finish=content.finish,
+            usage=content.usage,
+            request_id=exchange.request_id,
+            response_id=data.get("id") if isinstance(data.get("id"), str) else None,
+            provider_retries=exchange.retries,
+        )
 
 
 #: Builds a provider from its config; registered per provider name in ``resources.llm``.

@@ -10,18 +10,20 @@ transport); the correction loop owns retries.
 ``content_filter`` (or a ``message.refusal``) a refusal; anything else is not accepted.
 """
 
-import json
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import httpx
 
 from resources.llm.base import (
+    HttpExchange,
+    HttpProvider,
     ProviderOptions,
-    body_fault,
-    redact,
+    ReplyContent,
+    as_int,
+    as_object,
     resolve_api_key,
-    status_fault,
+    timeout_fault,
     transport_fault,
 )
 from vba_assets.domain.model_contract import (
@@ -29,7 +31,6 @@ from vba_assets.domain.model_contract import (
     Finish,
     ModelRequest,
     ProviderFault,
-    ProviderReply,
     TokenUsage,
 )
 from vba_assets.llm_config import LlmConfig
@@ -43,7 +44,7 @@ FINISH_REASON_FINISH: dict[str, Finish] = {
 }
 
 
-class OpenAICompatibleProvider:
+class OpenAICompatibleProvider(HttpProvider):
     """Chat completions. The key (optional) lives only in the client's Authorization header."""
 
     name = "openai_compatible"
@@ -57,7 +58,7 @@ class OpenAICompatibleProvider:
         response_format: Literal["json_object", "text"] = "json_object",
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self._secrets = (api_key,) if api_key else ()
+        super().__init__(api_key=api_key)
         self._response_format = response_format
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
@@ -102,43 +103,30 @@ class OpenAICompatibleProvider:
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
-        body = self.wire_request(request, messages)
-        fault: ProviderFault | None = None
+    def _exchange(self, body: dict[str, Any]) -> HttpExchange | ProviderFault:
         try:
             response = self._client.post("chat/completions", json=body)
         except httpx.TimeoutException:
-            fault = transport_fault(
-                self.name, timed_out=True, reason="no response within timeout_s"
-            )
+            return timeout_fault(self.name)
         except httpx.TransportError as exc:
-            fault = transport_fault(self.name, timed_out=False, reason=type(exc).__name__)
-        if fault is not None:
-            raise fault  # outside the except block: the httpx request (and header) is not attached
-        request_id = response.headers.get("x-request-id")
-        text = redact(response.text, self._secrets) or ""
-        if response.status_code >= 400:
-            raise status_fault(
-                self.name,
-                response.status_code,
-                body=text,
-                headers=response.headers,
-                request_id=request_id,
-                secrets=self._secrets,
-            )
-        return self._reply(text, response.status_code, request_id)
+            return transport_fault(self.name, timed_out=False, reason=type(exc).__name__)
+        return HttpExchange(
+            response.status_code,
+            response.text,
+            failed=response.status_code >= 400,
+            headers=response.headers,
+            request_id=response.headers.get("x-request-id"),
+        )
 
-    def _reply(self, text: str, status_code: int, request_id: str | None) -> ProviderReply:
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise body_fault(self.name, status_code, text, f"not JSON ({exc})") from None
+    def _body_problem(self, data: Any) -> str | None:
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise body_fault(self.name, status_code, text, "no choices[0] in the completion")
-        choice = choices[0]
-        message = _dict(choice.get("message"))
-        content = _content_text(message.get("content"))
+            return "no choices[0] in the completion"
+        return None
+
+    def _read_reply(self, request: ModelRequest, data: dict[str, Any]) -> ReplyContent:
+        choice = data["choices"][0]
+        message = as_object(choice.get("message"))
         finish_reason = choice.get("finish_reason")
         finish: Finish = (
             FINISH_REASON_FINISH.get(finish_reason, "unknown")
@@ -148,23 +136,19 @@ class OpenAICompatibleProvider:
         refusal = message.get("refusal")
         if isinstance(refusal, str) and refusal:
             finish = "refusal"
-        usage = _dict(data.get("usage"))
+        usage = as_object(data.get("usage"))
         details = usage.get("prompt_tokens_details")
         cached = details.get("cached_tokens") if isinstance(details, dict) else None
-        return ProviderReply(
-            status_code=status_code,
-            response_body=text,
-            output_text=content,
+        return ReplyContent(
+            output_text=_content_text(message.get("content")),
             text=refusal if isinstance(refusal, str) and refusal else None,
             stop_reason=finish_reason if isinstance(finish_reason, str) else None,
             finish=finish,
             usage=TokenUsage(
-                input=_int(usage.get("prompt_tokens")),
-                output=_int(usage.get("completion_tokens")),
-                cache_read=_int(cached),
+                input=as_int(usage.get("prompt_tokens")),
+                output=as_int(usage.get("completion_tokens")),
+                cache_read=as_int(cached),
             ),
-            request_id=request_id,
-            response_id=data.get("id") if isinstance(data.get("id"), str) else None,
         )
 
 
@@ -177,11 +161,3 @@ def _content_text(content: Any) -> str | None:
         texts = [p for p in parts if isinstance(p, str)]
         return "".join(texts) if texts else None
     return None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -7,6 +7,8 @@ reply, re-asks with a correction message (the previous reply plus the errors) un
 ``max_invalid_responses`` is exhausted. Providers make exactly one request per ``send``; provider
 faults are retried here within a persisted :class:`RetryPolicy`, so each one is recorded. A wait
 longer than ``max_wait_s`` ends the invocation with ``retry_at`` instead of holding a worker.
+The policies, the dispatch budget, the recorder protocol and the outcomes live in
+:mod:`.model_call_policy` and are re-exported here.
 
 State lives in the recorder's history, so a later invocation resumes exactly where the previous one
 stopped: same attempt numbers, same correction messages, same request bytes. Pure: no IO; the clock
@@ -17,12 +19,21 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
+from vba_assets.domain.model_call_policy import (  # re-exported: the policies moved there
+    DispatchBudget,
+    DispatchRecorder,
+    InMemoryRecorder,  # noqa: F401
+    RetryPolicy,
+    StageExhausted,
+    StageOutcome,
+    StagePolicy,
+    next_attempt_number,
+)
 from vba_assets.domain.model_contract import (
     ChatMessage,
     DispatchRecord,
@@ -31,14 +42,12 @@ from vba_assets.domain.model_contract import (
     ProviderFault,
     ProviderReply,
     ValidationIssue,
-    _Frozen,
     issues_from_validation_error,
 )
 from vba_assets.errors import ErrorCode, ModelError
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 CORRECTION_HEADING = (
     "Your previous reply was rejected. Fix every problem below and reply again with the complete "
     "JSON object:"
@@ -68,100 +77,6 @@ _NO_REPLY = [ValidationIssue(code=ErrorCode.LLM_OUTPUT_RULES, message="the recor
 def utc_now() -> datetime:
     """The default clock of the loop (injectable for tests)."""
     return datetime.now(UTC)
-
-
-class DispatchRecorder(Protocol):
-    """Where dispatch records go (the case package; a list in tests) and come back from."""
-
-    def record(self, record: DispatchRecord) -> None: ...
-
-    def history(self, stage: str) -> Sequence[DispatchRecord]:
-        """Every record of ``stage`` so far, in attempt order (for resume)."""
-        ...
-
-
-@dataclass
-class InMemoryRecorder:
-    """A :class:`DispatchRecorder` that keeps records in a list."""
-
-    records: list[DispatchRecord] = field(default_factory=list)
-
-    def record(self, record: DispatchRecord) -> None:
-        self.records.append(record)
-
-    def history(self, stage: str) -> Sequence[DispatchRecord]:
-        return [r for r in self.records if r.stage == stage]
-
-    def next_attempt(self, stage: str) -> int:
-        return next_attempt_number(self.history(stage))
-
-
-def next_attempt_number(history: Sequence[DispatchRecord]) -> int:
-    return max((r.attempt for r in history), default=0) + 1
-
-
-# --- policies -------------------------------------------------------------------------------------
-
-
-class RetryPolicy(_Frozen):
-    """Retries of provider faults (408/409/429/5xx/529, timeouts, connection errors)."""
-
-    max_retries: int = Field(default=4, ge=0, le=20, description="Consecutive faults retried.")
-    backoff_base_s: float = Field(default=2.0, gt=0, le=600)
-    backoff_cap_s: float = Field(default=60.0, gt=0, le=3600)
-    max_wait_s: float = Field(
-        default=60.0, ge=0, le=3600, description="Longer waits end the invocation (retry pending)."
-    )
-
-    def delay_s(self, fault_number: int, retry_after_s: float | None) -> float:
-        """Seconds before retry ``fault_number`` (1-based): the server's wait, else backoff."""
-        if retry_after_s is not None:
-            return max(0.0, retry_after_s)
-        return float(min(self.backoff_cap_s, self.backoff_base_s * 2 ** (fault_number - 1)))
-
-
-class StagePolicy(_Frozen):
-    max_invalid_responses: int = Field(default=3, ge=1, le=10)
-    exhaustion_code: ErrorCode = ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES
-    retry: RetryPolicy = Field(default_factory=RetryPolicy)
-
-
-@dataclass
-class DispatchBudget:
-    """Bounds the model requests of one invocation; shared by every stage of that invocation."""
-
-    max_dispatches: int
-    used: int = 0
-
-    def take(self, stage: str, attempt: int) -> None:
-        if self.used >= self.max_dispatches:
-            raise ModelError(
-                ErrorCode.LLM_MAX_DISPATCHES,
-                f"stage {stage}: the invocation reached max_dispatches={self.max_dispatches}; "
-                "run it again to continue",
-                stage=stage,
-                attempt=attempt,
-                max_dispatches=self.max_dispatches,
-            )
-        self.used += 1
-
-
-class StageExhausted(ModelError):
-    """Every allowed reply was invalid; ``records`` holds every attempt of the stage."""
-
-    def __init__(
-        self, code: ErrorCode, message: str, records: Sequence[DispatchRecord], **detail: Any
-    ) -> None:
-        super().__init__(code, message, **detail)
-        self.records = list(records)
-
-
-@dataclass(frozen=True)
-class StageOutcome(Generic[T]):
-    value: T
-    accepted: DispatchRecord
-    records: tuple[DispatchRecord, ...] = ()
-    reused: bool = False
 
 
 # --- the correction loop --------------------------------------------------------------------------
