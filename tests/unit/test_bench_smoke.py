@@ -1,0 +1,117 @@
+"""Each pipeline benchmark runs with tiny sizes and prints one valid JSON document.
+
+The benchmarks run as the user runs them (``python bench/<name>.py``, a real process, the embedded
+demo SQLite DB, a real Dagster instance). Only structure and correctness are asserted: every
+replayed case reproduced the recording and passed its checks. Never a timing: speed is what the
+benchmarks report, not what the tests judge.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MACHINE_KEYS = {"cpu_count", "python", "sqlite_version", "dagster_version"}
+
+
+def run_bench(name: str, *args: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / f"{name}.py"), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    output: dict[str, Any] = json.loads(done.stdout)  # the whole stdout is one JSON document
+    assert output["benchmark"] == name
+    assert output["machine"].keys() >= MACHINE_KEYS
+    assert {"parameters", "results", "targets"} <= output.keys()
+    return output
+
+
+def is_ms(value: object) -> bool:
+    return isinstance(value, int | float) and value > 0
+
+
+def test_controller_replays_each_case_identically_in_both_modes() -> None:
+    output = run_bench("controller", "--rounds", "1", "--cases", "BUG-000020", "--profile-top", "3")
+    assert output["parameters"]["cases"] == ["BUG-000020"]
+    assert output["setup"]["recorded"]["BUG-000020"]["dispatch_records"] == 3
+    assert output["setup"]["unpatched"] == []  # every stage function was timed
+    for mode, requests in (("reuse", 0), ("answer", 3)):
+        result = output["results"][mode]
+        verified = result["verified"]
+        assert verified["runs"] == 1
+        assert verified["artifacts_identical_to_recording"] == 1
+        assert verified["all_checks_passed"] == 1
+        assert verified["model_requests_sent"] == requests  # answered by the replay provider
+        total = result["per_case"]["BUG-000020"]["total"]
+        assert total["n"] == 1 and is_ms(total["p50_ms"])
+        breakdown = result["breakdown_p50_ms"]
+        assert {"case_build", "stage.resolution_plan", "stage.interpretation"} <= breakdown.keys()
+        assert sum(1 for label in breakdown if label.startswith("check.")) == 6
+        assert isinstance(output["targets"][mode]["met"], bool)
+    assert output["targets"]["per_case_total_p50_ms_below"] == 50.0
+    profile = output["profile"]
+    assert len(profile["top_own_time"]) == 3 and profile["own_time_by_area"]
+
+
+@pytest.mark.slow
+def test_dagster_overhead_runs_our_graph_and_the_trivial_ones() -> None:
+    output = run_bench(
+        "dagster_overhead", "--rounds", "1", "--cases", "BUG-000020", "--instances", "ephemeral"
+    )
+    result = output["results"]["ephemeral"]
+    assert result["partitions_measured"] == 1
+    assert result["verified"] == {
+        "ours_succeeded_with_all_checks_passing": 1,
+        "trivial_succeeded": 1,
+    }
+    for graph in ("ours", "trivial_checks", "trivial_plain", "controller_in_run"):
+        assert is_ms(result["per_partition"][graph]["p50_ms"]), graph
+    assert set(result["ratios_p50"]) == {
+        "total",
+        "overhead_in_run",
+        "overhead_in_run_vs_trivial_plain",
+        "overhead_standalone",
+    }
+    stages = {label for label in result["breakdown_in_run_p50_ms"] if label.startswith("stage.")}
+    assert len(stages) == 5  # the stage functions were timed inside the Dagster run
+    assert sum(1 for label in result["breakdown_in_run_p50_ms"] if label.startswith("check.")) == 6
+    assert isinstance(output["targets"]["ephemeral"]["met"], bool)
+
+
+@pytest.mark.slow
+def test_batch_runs_generated_cases_and_probes_the_single_run_backfill() -> None:
+    output = run_bench(
+        "batch",
+        "--cases",
+        "2",
+        "--jobs",
+        "1",
+        "--instance",
+        "ephemeral",
+        "--trivial-sample",
+        "1",
+    )
+    results = output["results"]
+    loop = results["in_process_loop"]
+    assert loop["all_checks_passed"] == 2 and loop["artifacts_identical_to_recording"] == 2
+    per_run = results["dagster_one_run_per_partition"]
+    assert per_run["succeeded_with_all_checks_passing"] == 2
+    assert per_run["rss_mb_after_cases"][-1][0] == 2
+    backfill = results["single_run_backfill"]
+    assert backfill["our_assets"]["succeeded"] is False
+    assert "partition_key" in backfill["our_assets"]["first_error"]
+    trivial = backfill["trivial_graph_single_run"]
+    assert trivial["succeeded"] and trivial["materializations"] == 6 * trivial["partitions"]
+    assert output["memory"]["peak_rss_max_mb"] > 0
+    targets = output["targets"]
+    assert isinstance(targets["dagster_one_run_per_partition"]["met"], bool)
+    assert isinstance(targets["peak_rss"]["met"], bool)
