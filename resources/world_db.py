@@ -97,6 +97,10 @@ class _Schema:
     server_version: str
 
 
+#: Reflected schemas of unchanged SQLite files, shared by the instances of one process.
+_SQLITE_SCHEMAS: dict[tuple[object, ...], _Schema] = {}
+
+
 class WorldDatabase:
     """The read-only world database resource. Connects lazily; thread-safe."""
 
@@ -316,8 +320,33 @@ class WorldDatabase:
     def _schema(self) -> _Schema:
         with self._lock:
             if self._schema_instance is None:
-                self._schema_instance = self._load_schema()
+                key = self._sqlite_schema_key()
+                cached = _SQLITE_SCHEMAS.get(key) if key else None
+                self._schema_instance = cached or self._load_schema()
+                if key:
+                    _SQLITE_SCHEMAS[key] = self._schema_instance
             return self._schema_instance
+
+    def _sqlite_schema_key(self) -> tuple[object, ...] | None:
+        """Reflection is reused across instances only for an unchanged SQLite file.
+
+        The key holds the file's identity and modification stamp, so any schema change (which
+        rewrites the file) reflects again; a server database is always reflected per instance.
+        """
+        if self._backend != "sqlite":
+            return None
+        self._engine()
+        if self._sqlite_path is None or not self._sqlite_path.is_file():
+            return None  # let the connection report the real error
+        stat = self._sqlite_path.stat()
+        return (
+            str(self._sqlite_path.resolve()),
+            stat.st_ino,
+            stat.st_size,
+            stat.st_mtime_ns,
+            self._database.model_dump_json(),
+            tuple(c.model_dump_json() for c in self._catalogs.values()),
+        )
 
     def _load_schema(self) -> _Schema:
         engine = self._engine()

@@ -19,6 +19,7 @@ Dialects:
 """
 
 import copy
+import functools
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -54,6 +55,12 @@ GEMINI_DROPPED_KEYWORDS = frozenset(
 def provider_schema(
     model_cls: type[BaseModel], *, dialect: SchemaDialect = "json_schema"
 ) -> dict[str, Any]:
+    """A fresh copy of :func:`_provider_schema` (generated once per model and dialect)."""
+    return copy.deepcopy(_provider_schema(model_cls, dialect))
+
+
+@functools.cache
+def _provider_schema(model_cls: type[BaseModel], dialect: SchemaDialect) -> dict[str, Any]:
     """The JSON schema of ``model_cls`` in the form a provider of ``dialect`` accepts.
 
     Args:

@@ -130,6 +130,9 @@ def parse_canonical(data: bytes, where: str) -> Any:
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
         ) from exc
+    digest = hashlib.sha256(data).digest()
+    if digest in _KNOWN_CANONICAL:
+        return value  # these exact bytes were proven canonical before: the check is pure
     try:
         expected = canonical_bytes(value)
     except StoreError as exc:
@@ -145,7 +148,21 @@ def parse_canonical(data: bytes, where: str) -> Any:
             "was edited afterwards)",
             where=where,
         )
+    _remember_canonical(digest)
     return value
+
+
+#: sha256 digests of byte strings already proven canonical (by the check above, or because the
+#: store produced them). Re-serializing with RFC 8785 to compare is the costly part of every read;
+#: the same bytes give the same answer, so it is done once per distinct artifact content.
+_KNOWN_CANONICAL: set[bytes] = set()
+_KNOWN_CANONICAL_LIMIT = 100_000
+
+
+def _remember_canonical(digest: bytes) -> None:
+    if len(_KNOWN_CANONICAL) >= _KNOWN_CANONICAL_LIMIT:
+        _KNOWN_CANONICAL.clear()
+    _KNOWN_CANONICAL.add(digest)
 
 
 def _parse_int(digits: str) -> int | float:
