@@ -89,6 +89,13 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
                 (e.check_name, e.metadata) for e in evaluations if not e.passed
             ]
             assert {e.partition for e in evaluations} == {f"{case_id}|0001"}
+            [final] = [
+                e.event_specific_data.materialization
+                for e in result.get_asset_materialization_events()
+                if e.event_specific_data.materialization.asset_key.to_user_string()
+                == "interpretation"
+            ]
+            assert final.metadata["model_requests_recorded"].value == 3  # plan, assessment, final
         package = workspace.case("BUG-000020")
         context = package.read_json(f"{ER}/context.json")
         selected = {n["identity"]: n["role"] for n in context["selected"]}

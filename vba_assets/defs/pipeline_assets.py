@@ -18,7 +18,8 @@ from vba_assets.defs.stage_previews import stage_preview
 from vba_assets.domain.model_contract import Provider
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.checks import CheckOutcome
-from vba_assets.pipeline.providers import provider_factory, recorded_dispatches
+from vba_assets.pipeline.providers import provider_factory
+from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import (
     StageResult,
@@ -74,7 +75,7 @@ def _result(
         "sha256": stage.sha256,
         "preview": dg.MetadataValue.md(stage_preview(env, stage)),
         "model_requests_this_run": env.budget.used,
-        "model_requests_recorded": len(recorded_dispatches(env)),
+        "model_requests_recorded": count_dispatch_records(env.package, [env.er_dir, env.rev_dir]),
     }
     if stage.relpath:
         metadata["path"] = dg.MetadataValue.path(str(env.package.path(stage.relpath)))

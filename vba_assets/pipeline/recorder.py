@@ -108,3 +108,13 @@ class PackageRecorder:
             if match:
                 records.append(DispatchRecord.model_validate(self.package.read_json(relpath)))
         return sorted(records, key=lambda r: (r.stage, r.attempt))
+
+
+def count_dispatch_records(package: CasePackage, base_dirs: Sequence[str]) -> int:
+    """How many model requests were recorded under ``base_dirs`` (counts files; parses nothing)."""
+    return sum(
+        1
+        for base in base_dirs
+        for relpath in package.list_dir(f"{base}/dispatches")
+        if _RECORD_NAME.match(relpath.rsplit("/", 1)[-1])
+    )
