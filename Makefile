@@ -47,8 +47,12 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# About 7 minutes on 2 CPUs; each script prints JSON (see bench/README.md).
 bench: install
 	$(BIN)/python bench/lookup.py
+	$(BIN)/python bench/controller.py
+	$(BIN)/python bench/dagster_overhead.py
+	$(BIN)/python bench/batch.py
 
 clean:
 	rm -rf $(VENV) .dagster-home vba-workspace .pytest_cache .mypy_cache .ruff_cache .cache
