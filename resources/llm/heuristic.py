@@ -55,7 +55,7 @@ from vba_assets.llm_config import LlmConfig
 
 PROVIDER_NAME = "heuristic"
 HEURISTIC_MODEL = "vba-heuristic"
-HEURISTIC_VERSION = "heuristic-1"
+HEURISTIC_VERSION = "heuristic-2"
 STOP_REASON = "end_turn"
 
 

@@ -253,3 +253,55 @@ def test_assessment_is_deterministic(workspace: Workspace, world: WorldDatabase)
     again, _ = resolve(json.loads(json.dumps(case)), plan, world)
     assert first.model_dump_json() == again.model_dump_json()
     assert [v.status for v in first.assessments] == ["selected"] * 4
+
+
+def test_a_localized_match_in_another_language_than_the_report_is_not_selected(
+    workspace: Workspace, world: WorldDatabase
+) -> None:
+    # "Panzallena" is the esES/esMX name of 345 only: plain ASCII, so in an English report it is
+    # weak evidence; in a Spanish report it is the report's own language.
+    english = case_doc(
+        workspace, "LOC-EN-1", "Respawn", "Panzallena at the lake has not respawned for an hour."
+    )
+    spanish = case_doc(
+        workspace,
+        "LOC-ES-1",
+        "Reaparición",
+        "Panzallena no reaparece en el lago desde hace una hora.",
+    )
+    verdicts = {}
+    for case in (english, spanish):
+        plan = ResolutionPlanOutput(
+            searches=[search(case, "Panzallena", "affected_subject", "creature_localized_name")]
+        )
+        assessment, index = resolve(case, plan, world)
+        verdicts[case["case_id"]] = verdict(assessment, index, "Panzallena")
+    weak, weak_ids = verdicts["LOC-EN-1"]
+    assert weak.status == "ambiguous" and "localized" in weak.rationale
+    assert [weak_ids[c] for c in weak.competing_candidate_ids] == [345]
+    strong, strong_ids = verdicts["LOC-ES-1"]
+    assert strong.status == "selected" and strong_ids[strong.candidate_id or ""] == 345
+
+
+def test_an_untranslated_localized_row_never_decides_an_english_shared_name(
+    workspace: Workspace, world: WorldDatabase
+) -> None:
+    # Two English entries are named "Arcanist Adurin"; one deDE row kept that spelling.
+    case = case_doc(
+        workspace, "LOC-EN-2", "Vendor", "Arcanist Adurin in Dalaran shows me an empty window."
+    )
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    assessment, index = resolve(case, plan, world)
+    adurin, ids = verdict(assessment, index, "Arcanist Adurin")
+    assert adurin.status == "ambiguous"
+    assert sorted(ids[c] for c in adurin.competing_candidate_ids) == [31305, 31579]
+
+
+def test_a_name_with_a_final_period_is_selected(workspace: Workspace, world: WorldDatabase) -> None:
+    case = case_doc(
+        workspace, "PERIOD-1", "Quest", "Torkus Jr. gave me his quest, but nothing ever drops."
+    )
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    assessment, index = resolve(case, plan, world)
+    torkus, ids = verdict(assessment, index, "Torkus Jr.")
+    assert torkus.status == "selected" and ids[torkus.candidate_id or ""] == 23365

@@ -253,3 +253,234 @@ def test_a_database_outage_is_not_hidden(reports: Reports) -> None:
     with pytest.raises(ResearchUnavailable) as caught:
         plan_searches(context, FailingSearch())
     assert caught.value.code is ErrorCode.RESEARCH_UNAVAILABLE
+
+
+# --- generic failure classes (hand-written reports, none taken from the eval dev set) -----------
+
+
+def plan_text(reports: Reports, world: WorldDatabase, title: str, body: str) -> dict[str, Any]:
+    """The plan of a hand-written report, as ``term -> search``, via :func:`plan_for`."""
+    case_id = f"GEN-{_digest(title + body)}"
+    return dict(by_term(plan_for(reports.text(case_id, title, body), world)))
+
+
+def test_a_single_name_at_the_start_of_a_sentence_is_searched(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    searches = plan_text(
+        reports,
+        world,
+        "Bellygrub respawns instantly",
+        "Bellygrub at the lake respawns a few seconds after we kill her.",
+    )
+    assert searches["Bellygrub"].catalog == "creature_name"
+    assert searches["Bellygrub"].role == "affected_subject"
+    assert len(searches["Bellygrub"].mentions) == 2
+
+
+def test_a_name_that_ends_in_an_abbreviation_keeps_its_period(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    searches = plan_text(
+        reports,
+        world,
+        "Torkus Jr. problem",
+        "Torkus Jr. gave me his quest, but the item he wants never drops.",
+    )
+    assert "Torkus Jr." in searches and "Torkus Jr" not in searches
+    assert searches["Torkus Jr."].role == "quest_giver"
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "absent"),
+    [
+        # a profession that is also a catalog entry, written in lower case elsewhere
+        (
+            "Ore nodes broken",
+            "Mining a Copper Vein gives no ore, and no mining skill-up either.",
+            "Mining",
+        ),
+        # a class name, even capitalized in the middle of a sentence
+        (
+            "Resurrection",
+            "Since the patch my Priest can't resurrect anyone in Darnassus.",
+            "Priest",
+        ),
+        # a catalog name capitalized only at a sentence start and in lower case elsewhere
+        ("Pets", "Chicken keeps following me. I can't kill the chicken either.", "Chicken"),
+    ],
+)
+def test_common_nouns_are_never_searched_on_their_own(
+    reports: Reports, world: WorldDatabase, title: str, body: str, absent: str
+) -> None:
+    searches = plan_text(reports, world, title, body)
+    assert all(term.casefold() != absent.casefold() for term in searches)
+
+
+def test_a_possessive_that_names_a_place_is_not_a_creature(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    place = plan_text(
+        reports,
+        world,
+        "Dismounted again",
+        "My gryphon drops me over Rattlegore's Bridge every single time.",
+    )
+    assert "Rattlegore" not in place
+    creature = plan_text(
+        reports, world, "Loot", "Rattlegore's loot is always empty since the last restart."
+    )
+    assert "Rattlegore" in creature
+
+
+@pytest.mark.parametrize(
+    ("body", "place"),
+    [
+        # a leading place header
+        ("Dun Garok, Hillsbrad Foothills. The guards at the gate never respawn.", "Dun Garok"),
+        # a zone word: "the harbor of X", "X Bay"
+        ("Baron Revilgaz is not on his balcony above the harbor of Booty Bay.", "Booty Bay"),
+    ],
+)
+def test_places_are_not_searched_in_a_creature_catalog(
+    reports: Reports, world: WorldDatabase, body: str, place: str
+) -> None:
+    searches = plan_text(reports, world, "Report", body)
+    assert place not in searches
+    if "Revilgaz" in body:
+        assert searches["Baron Revilgaz"].role == "affected_subject"
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "giver"),
+    [
+        (
+            "Bounty",
+            "Magistrate Solomon gave me the bounty, but the gnolls are gone.",
+            "Magistrate Solomon",
+        ),
+        (
+            "Toolbox",
+            "Foreman Oslow in Lakeshire is waiting for his toolbox, but I can't find it.",
+            "Foreman Oslow",
+        ),
+        ("Tails", "Verner Osgood sent me to collect tails, but nothing drops.", "Verner Osgood"),
+        (
+            "Worgen",
+            "Guard Parker on the old bridge wants me to kill the worgen, but none spawn.",
+            "Guard Parker",
+        ),
+        (
+            "Quête",
+            "Le Magistrat Salomon m'a donné la quête, mais rien ne tombe.",
+            "Magistrat Salomon",
+        ),
+        (
+            "Misión",
+            "El Magistrado Solomon me dio la misión, pero no cae nada.",
+            "Magistrado Solomon",
+        ),
+        (
+            "Задание",
+            "Мировой судья Соломон дал задание, но ничего не падает.",
+            "Мировой судья Соломон",
+        ),
+    ],
+)
+def test_quest_givers_are_recognised_by_what_they_do(
+    reports: Reports, world: WorldDatabase, title: str, body: str, giver: str
+) -> None:
+    searches = plan_text(reports, world, title, body)
+    assert searches[giver].role == "quest_giver"
+
+
+@pytest.mark.parametrize(
+    ("body", "term"),
+    [
+        # what the NPC "gives" is no quest
+        ("Bellygrub gives me no loot at all, even on a full kill.", "Bellygrub"),
+        # talking to an NPC about something that is not a quest
+        (
+            "Talked to Innkeeper Brianna about my hearthstone and nothing happens.",
+            "Innkeeper Brianna",
+        ),
+        # "from X" where X only qualifies the next word
+        ("I took the quest from the Lakeshire chain, but Bellygrub never spawns.", "Lakeshire"),
+        # a plural mention is a group of creatures, not a quest giver
+        (
+            "The quest needs paws from the Redridge Mongrels, and after twenty kills I have none.",
+            "Redridge Mongrel",
+        ),
+    ],
+)
+def test_no_quest_giver_cue_without_a_giver(
+    reports: Reports, world: WorldDatabase, body: str, term: str
+) -> None:
+    searches = plan_text(reports, world, "Report", body)
+    assert term not in searches or searches[term].role != "quest_giver"
+
+
+def test_a_standalone_name_inside_a_longer_name_gets_its_own_search(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    searches = plan_text(
+        reports,
+        world,
+        "Boar meat",
+        "Large Crag Boars never drop meat, while the Crag Boars next to them always do.",
+    )
+    assert {"Large Crag Boar", "Crag Boar"} <= set(searches)
+    assert searches["Large Crag Boar"].role == "affected_subject"
+
+
+def test_an_english_report_prefers_the_primary_catalog_over_an_untranslated_row(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    # creature_template has two "Arcanist Adurin"; the localized catalog holds that spelling
+    # once, in an untranslated deDE row: an English report is about the English name.
+    searches = plan_text(
+        reports, world, "Vendor", "Arcanist Adurin in Dalaran shows me an empty vendor window."
+    )
+    assert searches["Arcanist Adurin"].catalog == "creature_name"
+
+
+def test_inflected_russian_and_german_names_are_proposed(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    russian = plan_text(
+        reports,
+        world,
+        "Грубобрюх не появляется",
+        "Никто не видел Грубобрюха у озера, мы ждали целый час.",
+    )
+    search = russian["Грубобрюх"]
+    assert (search.catalog, search.role) == ("creature_localized_name", "affected_subject")
+    assert [m.quote for m in search.mentions] == ["Грубобрюх", "Грубобрюх"]  # title, "Грубобрюха"
+    german = plan_text(
+        reports,
+        world,
+        "Braufest",
+        "Ich sehe keinen Wilden Wolpertinger am Lager, obwohl ich betrunken bin.",
+    )
+    assert german["Wilde"].catalog == "creature_localized_name"
+    assert german["Wilde"].role == "affected_subject"
+
+
+def test_capitalized_german_nouns_are_not_names(reports: Reports, world: WorldDatabase) -> None:
+    searches = plan_text(
+        reports,
+        world,
+        "Keine Belohnung",
+        "Großknecht Oslow gibt mir keine Belohnung, und im Lager ist keine Truhe und kein Eber.",
+    )
+    assert "Großknecht Oslow" in searches
+    assert not {"Belohnung", "Truhe", "Eber", "Lager"} & set(searches)
+
+
+def test_a_lower_case_writer_still_gets_lower_case_names_searched(
+    reports: Reports, world: WorldDatabase
+) -> None:
+    searches = plan_text(
+        reports, world, "bellygrub gone", "cant find bellygrub anywhere, i looked at the lake"
+    )
+    assert searches["bellygrub"].role == "affected_subject"

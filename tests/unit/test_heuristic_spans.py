@@ -11,12 +11,19 @@ from vba_assets.config import embedded_project_config
 from vba_assets.domain.heuristics.gazetteer import (
     GAZETTEER_ROW_LIMIT,
     MAX_GAZETTEER_SEARCHES,
+    MAX_LOCALIZED_SEARCHES,
     build_gazetteer,
     catalog_name_spans,
     search_form,
     significant_words,
 )
-from vba_assets.domain.heuristics.lexicon import guess_language, is_stopword, is_title_case_line
+from vba_assets.domain.heuristics.inflection import inflects, stem, stem_form
+from vba_assets.domain.heuristics.lexicon import (
+    guess_language,
+    is_game_term,
+    is_stopword,
+    is_title_case_line,
+)
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -250,3 +257,96 @@ def test_localized_names_match_in_a_german_report(world: WorldDatabase) -> None:
     names = {s.text for s in catalog_name_spans(sources, gazetteer)}
     assert {"Goldark Spatzenjäger", "Wilder Wolpertinger"} <= names
     assert gazetteer.exact("Wilder Wolpertinger") == {"creature_localized_name": [23487]}
+
+
+# --- lexicon, search forms and the bounded gazetteer (hand-written texts) ------------------------
+
+
+def test_stop_words_of_every_list_are_stop_words() -> None:
+    # the lists are written as adjacent string literals: none may glue two words together
+    for word in ("log", "quest", "work", "der", "zehn", "le"):
+        assert is_stopword(word), word
+    assert is_game_term("Skinning") and is_game_term("death  knight")
+    assert not is_game_term("Skinner")
+
+
+def test_language_guess_uses_letters_as_well_as_function_words() -> None:
+    # "in" is English and German: it decides nothing; the umlauts and "sie" do
+    german = "In Seenhain stehen in den Häusern Wachen fest, man kann sie nicht ansprechen"
+    assert guess_language(german.split(" ")) == "de"
+    assert guess_language(["Грубобрюх", "пропал", "у", "озера"]) == "ru"
+    assert guess_language(["the", "boss", "is", "gone"]) == "en"
+
+
+def test_stems_of_inflected_german_and_russian_words() -> None:
+    assert stem("Hirnlose", "de") == stem("Hirnloser", "de") == "hirnlos"
+    assert stem("Грубобрюха", "ru") == stem("Грубобрюх", "ru") == "грубобрюх"
+    assert stem("Eber", "de") == "eber"  # the stem keeps at least MIN_STEM letters
+    assert stem_form("Грубобрюха", "ru") == "Грубобрюх"
+    assert stem("Hogger's", "en") == "hogger's"  # no endings outside German and Russian
+    assert not inflects("en") and inflects("de") and inflects("ru")
+
+
+def test_an_english_report_searches_localized_catalogs_only_for_foreign_words(
+    world: WorldDatabase,
+) -> None:
+    text = "Goldark Snipehunter and Archedor Chassebécasse both ignore me at the Brewfest camp."
+    recorder = RecordingSearch(world)
+    build_gazetteer([source(text)], CATALOGS, recorder, english=True)
+    localized = [term for catalog, term, _ in recorder.calls if catalog != "creature_name"]
+    assert localized == ["Chassebécasse"]
+    words = {w.form: w for w in significant_words([source(text)], english=True)}
+    assert words["Snipehunter"].marked and not words["Snipehunter"].localized
+
+
+def test_localized_searches_are_bounded_separately(world: WorldDatabase) -> None:
+    nouns = " ".join(
+        f"Der {word} ist kaputt."
+        for word in [
+            "Eber",
+            "Wolf",
+            "Bär",
+            "Spinne",
+            "Kobold",
+            "Murloc",
+            "Gnoll",
+            "Troll",
+            "Oger",
+            "Drache",
+            "Geist",
+            "Zombie",
+            "Ghul",
+            "Skelett",
+            "Elementar",
+            "Golem",
+            "Wächter",
+            "Soldat",
+            "Bandit",
+            "Magier",
+            "Priester",
+            "Krieger",
+            "Jäger",
+        ]
+    )
+    recorder = RecordingSearch(world)
+    gazetteer = build_gazetteer([source(nouns)], CATALOGS, recorder, english=False)
+    localized = [c for c, _, _ in recorder.calls if c != "creature_name"]
+    assert len(localized) == MAX_LOCALIZED_SEARCHES
+    assert len(recorder.calls) <= MAX_GAZETTEER_SEARCHES
+    assert len(gazetteer.searches) == len(recorder.calls)
+
+
+def test_a_catalog_name_may_end_in_an_abbreviation_period(world: WorldDatabase) -> None:
+    sources = [source("Yesterday Torkus Jr. stood still for an hour.")]
+    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    names = [s.text for s in catalog_name_spans(sources, gazetteer)]
+    assert "Torkus Jr." in names and "Torkus Jr" not in names
+
+
+def test_the_gazetteer_keeps_the_locale_of_localized_rows(world: WorldDatabase) -> None:
+    sources = [source("Der Arcanist Adurin in Dalaran verkauft nichts.")]
+    gazetteer = build_gazetteer(sources, CATALOGS, world, english=False)
+    entries = gazetteer.entries("Arcanist Adurin")
+    localized = {(e.identity, e.language) for e in entries if e.kind == "localized_name"}
+    assert localized == {(31305, "de")}
+    assert {e.identity for e in entries if e.kind == "name"} == {31305, 31579}

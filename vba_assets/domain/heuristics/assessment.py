@@ -8,11 +8,17 @@ One rule decides, for each search, in this order:
 3. exactly one candidate has an English or localized name equal to the term (after
    :func:`~vba_assets.domain.matching.normalize_for_match`), and it is not a technical helper entry
    (a name matching a ``helper_name_patterns`` regex of its own catalog or of a primary ``name``
-   catalog of the same entity type) -> ``selected``, citing the capture alias, the capture row,
-   the search's first mention and, as evidence, the sentence (or line) of the source around that
-   mention;
+   catalog of the same entity type), and the match is not weak evidence (below) -> ``selected``,
+   citing the capture alias, the capture row, the search's first mention and, as evidence, the
+   sentence (or line) of the source around that mention;
 4. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
+
+Weak evidence: in a report written in English (guessed from its words, as the planner does), an
+exact match found only in a localized catalog on a plain-ASCII term. English names live in the
+primary catalog, so such a row is another language's spelling ("Panzallena", the Spanish name of
+Bellygrub) or an untranslated copy (a deDE row that kept the English "Arcanist Adurin" of one of
+the two entries the primary catalog holds under that name), and it is not selected.
 
 Selecting on any unique best-tier candidate (e.g. the only whole-phrase match) was measured on
 real tracker reports to lose a third of the precision, so a name that is merely similar is never
@@ -28,6 +34,9 @@ import re
 from collections.abc import Sequence
 
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.heuristics.lexicon import guess_language
+from vba_assets.domain.heuristics.search_words import foreign_looking
+from vba_assets.domain.heuristics.spans import tokenize_source
 from vba_assets.domain.matching import EXACT_TIERS, normalize_for_match
 from vba_assets.domain.resolution_models import (
     EvidenceQuote,
@@ -35,7 +44,12 @@ from vba_assets.domain.resolution_models import (
     ResolutionAssessmentOutput,
     SearchAssessmentOutput,
 )
-from vba_assets.domain.stage_context import AssessmentStageContext, CandidateView, SearchView
+from vba_assets.domain.stage_context import (
+    AssessmentStageContext,
+    CandidateView,
+    SearchView,
+    SourceView,
+)
 
 MAX_EVIDENCE_CHARS = 500
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
@@ -128,10 +142,27 @@ def _ambiguous(
     }
 
 
+def weak_localized(candidate: CandidateView, term: str, language: str) -> bool:
+    """True when the candidate's exact match is weak evidence (see the module docstring)."""
+    return language == "en" and candidate.catalog_kind != "name" and not foreign_looking(term)
+
+
+def report_language(sources: Sequence[SourceView]) -> str:
+    """The guessed language of the readable sources (the planner's guess)."""
+    words = [
+        token.text
+        for order, source in enumerate(sources)
+        if source.readable and source.text
+        for token in tokenize_source(source.alias, order, source.text).tokens
+    ]
+    return guess_language(words)
+
+
 def assess_search(
     search: SearchView,
     sources: dict[str, str],
     patterns: dict[str, list[re.Pattern[str]]],
+    language: str = "en",
 ) -> SearchAssessmentOutput:
     """The verdict on one search (see the module docstring for the rule order)."""
     term = search.term
@@ -171,6 +202,16 @@ def assess_search(
         )
         return SearchAssessmentOutput.model_validate(data)
     chosen = exact[0]
+    if weak_localized(chosen, term, language):
+        data = _ambiguous(
+            search,
+            exact,
+            f"the only candidate named {term!r} ({chosen.candidate_id}) matches in the localized "
+            "catalog only, and the report is written in English: a localized name in another "
+            "language than the report's is weak evidence (it may be an untranslated copy of an "
+            "English name other entries carry), so it is not selected",
+        )
+        return SearchAssessmentOutput.model_validate(data)
     if is_helper(chosen, patterns):
         data = _ambiguous(
             search,
@@ -220,6 +261,9 @@ def assess_searches(
     """One verdict per search of ``context``, in the order of the searches."""
     sources = {s.alias: s.text for s in context.sources if s.readable and s.text is not None}
     patterns = helper_patterns(catalogs)
+    language = report_language(context.sources)
     return ResolutionAssessmentOutput(
-        assessments=[assess_search(search, sources, patterns) for search in context.searches]
+        assessments=[
+            assess_search(search, sources, patterns, language) for search in context.searches
+        ]
     )

@@ -1,26 +1,36 @@
 """The gazetteer pass: which spans of the report are exactly a catalog name or localized name.
 
 Bounded and read-only: through the injected :class:`~vba_assets.domain.research.CatalogSearch`,
-one literal contains search per distinct significant word of the report and per catalog (at most
-:data:`MAX_GAZETTEER_SEARCHES` searches of :data:`GAZETTEER_ROW_LIMIT` rows), marked words first
+one literal contains search per distinct significant word of the report (its search form: no
+possessive, no plural ``s``, in German and Russian its stem) and catalog, marked words first
 (capitalized other than at a sentence start, uncased script, non-ASCII letters), then the others,
-each in order of first mention (in an English report, unmarked words are not searched in
-localized catalogs). The
-names returned are indexed by :func:`~vba_assets.domain.matching.normalize_for_match`; every run of
-one to :data:`MAX_NAME_WORDS` consecutive words of the report is then compared with that index
-(exact equality, also for the singular of a capitalized plural and the stem of a possessive).
+each in order of first mention. At most :data:`MAX_GAZETTEER_SEARCHES` searches of
+:data:`GAZETTEER_ROW_LIMIT` rows, of which at most :data:`MAX_LOCALIZED_SEARCHES` in the large
+localized catalogs; those are searched only for words that can be a translated name (see
+:class:`Word`: in an English report only foreign-looking words). The names returned are indexed by
+:func:`~vba_assets.domain.matching.normalize_for_match` (a localized row keeps its ``locale``);
+every run of one to :data:`MAX_NAME_WORDS` consecutive words of the report is then compared with
+that index (exact equality, also for the singular of a capitalized plural, the stem of a
+possessive and a name ending in an abbreviation's period: "Jr.").
 
 What it cannot do: a name is found only if one of its words was searched and the name came back
 within the row limit (a name whose every word is common can fall off a truncated search; the
 planner then searches the whole phrase once). A word written with a different apostrophe than
 the catalog's is searched in unified form, but the controller's later search uses the report's
 own spelling. Chinese or Japanese text without spaces is one word per run and is not segmented.
+An English report that writes a name in another language without non-ASCII letters ("Lardeur")
+is not searched in the localized catalogs.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
+from vba_assets.domain.heuristics.search_words import (
+    catalogs_for,
+    search_form,
+    significant_words,
+)
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -28,14 +38,14 @@ from vba_assets.domain.heuristics.spans import (
     name_gap,
     plain_gap,
 )
-from vba_assets.domain.matching import normalize_for_match, unify_punctuation
-from vba_assets.domain.research import CatalogSearch
+from vba_assets.domain.matching import normalize_for_match
+from vba_assets.domain.research import CatalogSearch, Scalar
 from vba_assets.domain.stage_context import CatalogView
 
 GAZETTEER_ROW_LIMIT = 50
-MAX_GAZETTEER_SEARCHES = 64
+MAX_GAZETTEER_SEARCHES = 40
+MAX_LOCALIZED_SEARCHES = 16
 MAX_NAME_WORDS = 6
-MIN_WORD_CHARS = 3
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,20 @@ class CatalogName:
     kind: str
     identity: int | str
     name: str
+    locale: str | None = None
+
+    @property
+    def language(self) -> str | None:
+        """The language of a localized row ("deDE" -> "de"), None when it is not known."""
+        return self.locale[:2].casefold() if self.locale else None
+
+
+def row_locale(data: Mapping[str, Scalar]) -> str | None:
+    """The locale of a catalog row: its data column named ``locale`` (any case), if any."""
+    for key, value in data.items():
+        if key.casefold() == "locale" and isinstance(value, str) and len(value) >= 2:
+            return value
+    return None
 
 
 @dataclass(frozen=True)
@@ -67,17 +91,26 @@ class Gazetteer:
     searches: list[GazetteerSearch] = field(default_factory=list)
     truncated_terms: dict[str, bool] = field(default_factory=dict)
 
-    def add(self, catalog: CatalogView, identity: int | str, name: str) -> None:
+    def add(
+        self, catalog: CatalogView, identity: int | str, name: str, locale: str | None = None
+    ) -> None:
         entries = self.names.setdefault(normalize_for_match(name), [])
-        if not any(e.catalog == catalog.name and e.identity == identity for e in entries):
-            entries.append(CatalogName(catalog.name, catalog.kind, identity, name))
+        entry = CatalogName(catalog.name, catalog.kind, identity, name, locale)
+        if entry not in entries:
+            entries.append(entry)
+
+    def entries(self, text: str) -> list[CatalogName]:
+        """Every (catalog, identity, locale) whose seen name equals ``text``."""
+        return list(self.names.get(normalize_for_match(text), []))
 
     def exact(self, text: str) -> dict[str, list[int | str]]:
         """``catalog -> identities`` whose name equals ``text`` (catalogs in configured order)."""
         entries = self.names.get(normalize_for_match(text), [])
         found: dict[str, list[int | str]] = {}
         for catalog in self.catalogs:
-            identities = [e.identity for e in entries if e.catalog == catalog.name]
+            identities = list(
+                dict.fromkeys(e.identity for e in entries if e.catalog == catalog.name)
+            )
             if identities:
                 found[catalog.name] = identities
         return found
@@ -109,66 +142,15 @@ class Gazetteer:
                     break
         return len(found)
 
+    def seen_names(self) -> list[tuple[str, str]]:
+        """Every distinct seen (name as the catalog writes it, catalog), in the order first seen."""
+        return list(
+            dict.fromkeys((e.name, e.catalog) for entries in self.names.values() for e in entries)
+        )
+
     def fully_truncated(self, word: str) -> bool:
         """True when every search for ``word`` was cut at the row limit (the index may miss names)."""
         return self.truncated_terms.get(search_form(word).casefold(), False)
-
-
-def search_form(word: str) -> str:
-    """The term a word is searched by: possessive stem, unified apostrophes, a plural's stem.
-
-    A contains search for "Wolpertinger" also finds "Wolpertingers", so the trailing ``s`` of a
-    word of five or more letters is dropped (a superset, never a miss).
-    """
-    text = unify_punctuation(word)
-    if len(text) > 3 and text.endswith(("'s", "'S")):
-        text = text[:-2]
-    if len(text) >= 5 and text.endswith("s") and not text.endswith("ss"):
-        text = text[:-1]
-    return text
-
-
-def _significant(token: Token) -> bool:
-    if token.enclosed or token.has_digit:
-        return False
-    letters = sum(1 for char in token.text if char.isalpha())
-    if letters < (MIN_WORD_CHARS if token.cased else 2):
-        return False
-    return not is_stopword(token.text)
-
-
-@dataclass(frozen=True)
-class Word:
-    """A distinct search form and whether it looks like part of a name.
-
-    ``marked``: capitalized somewhere other than at the start of a sentence, in an uncased script,
-    or with non-ASCII letters.
-    """
-
-    form: str
-    marked: bool
-
-
-def significant_words(sources: Sequence[SourceText]) -> list[Word]:
-    """Distinct search forms, marked words first, then the others; each by first mention."""
-    first: dict[str, tuple[int, int, int, str]] = {}
-    marked: dict[str, bool] = {}
-    for source in sources:
-        for token in source.tokens:
-            if not _significant(token):
-                continue
-            form = search_form(token.text)
-            key = form.casefold()
-            is_marked = (
-                (token.capitalized and not token.sentence_initial)
-                or not token.cased
-                or any(ord(char) > 127 and char.isalpha() for char in token.text)
-            )
-            marked[key] = marked.get(key, False) or is_marked
-            rank = (0 if is_marked else 1, source.order, token.start)
-            if key not in first or rank < first[key][:3]:
-                first[key] = (*rank, form)
-    return [Word(entry[3], marked[key]) for key, entry in sorted(first.items(), key=lambda i: i[1])]
 
 
 def run_searches(
@@ -176,10 +158,20 @@ def run_searches(
     search: CatalogSearch,
     terms: Sequence[tuple[str, Sequence[CatalogView]]],
 ) -> None:
-    """Search each term in its catalogs while the budget lasts (never the same search twice)."""
+    """Search each term in its catalogs while the budgets last (never the same search twice).
+
+    A term that does not fit the budgets any more loses its localized catalogs first; the pass
+    ends at the first term that does not fit even then.
+    """
     done = {(s.catalog, s.term.casefold()) for s in gazetteer.searches}
+    kinds = {c.name: c.kind for c in gazetteer.catalogs}
     for term, catalogs in terms:
         todo = [c for c in catalogs if (c.name, term.casefold()) not in done]
+        localized = sum(1 for s in gazetteer.searches if kinds.get(s.catalog) != "name")
+        if localized + sum(1 for c in todo if c.kind != "name") > MAX_LOCALIZED_SEARCHES or (
+            len(gazetteer.searches) + len(todo) > MAX_GAZETTEER_SEARCHES
+        ):
+            todo = [c for c in todo if c.kind == "name"]
         if not todo:
             continue
         if len(gazetteer.searches) + len(todo) > MAX_GAZETTEER_SEARCHES:
@@ -188,7 +180,7 @@ def run_searches(
         for catalog in todo:
             result = search.contains_search(catalog.name, term, GAZETTEER_ROW_LIMIT)
             for row in result.rows:
-                gazetteer.add(catalog, row.identity, row.name)
+                gazetteer.add(catalog, row.identity, row.name, row_locale(row.data))
             gazetteer.searches.append(
                 GazetteerSearch(catalog.name, term, len(result.rows), result.truncated)
             )
@@ -203,17 +195,18 @@ def build_gazetteer(
     search: CatalogSearch,
     *,
     english: bool,
+    language: str | None = None,
 ) -> Gazetteer:
     """One contains search per significant word and catalog, within the budget.
 
-    In an English report, localized catalogs are searched only for marked words (see
-    :class:`Word`): a translated name is written like a name, and the localized tables are the
-    large ones.
+    Localized catalogs (the large tables) are searched only for the words of :class:`Word` that
+    are ``localized``: a translated name is written like a name, and an English report names
+    English names, which the primary catalog holds.
     """
     gazetteer = Gazetteer(tuple(catalogs))
     terms = [
-        (word.form, [c for c in catalogs if c.kind == "name" or word.marked or not english])
-        for word in significant_words(sources)
+        (word.form, catalogs_for(word.form, catalogs, english=english, localized=word.localized))
+        for word in significant_words(sources, english=english, language=language)
     ]
     run_searches(gazetteer, search, terms)
     return gazetteer
@@ -251,9 +244,12 @@ def _name_word_after(source: SourceText, index: int) -> bool:
     )
 
 
-def _variants(token: Token) -> list[tuple[int, str]]:
-    """(end, variant) of the last word: as written, possessive stem, singular of a plural."""
+def _variants(token: Token, text: str) -> list[tuple[int, str]]:
+    """(end, variant) of the last word: as written, with a following period (a name that ends in
+    an abbreviation: "Jr."), possessive stem, singular of a plural."""
     variants = [(token.end, "catalog")]
+    if text[token.end : token.end + 1] == ".":
+        variants.append((token.end + 1, "catalog"))
     if token.possessive_end is not None:
         variants.append((token.possessive_end, "catalog_possessive"))
     elif token.capitalized and token.text.endswith("s") and len(token.text) >= 4:
@@ -268,7 +264,7 @@ def _window_spans(source: SourceText, first: int, last: int, gazetteer: Gazettee
     title_case = tokens[0].line in source.title_case_lines
     capitalized = any(t.capitalized for t in tokens)
     found: list[Span] = []
-    for end, kind in _variants(source.tokens[last]):
+    for end, kind in _variants(source.tokens[last], source.text):
         text = source.text[tokens[0].start : end]
         if normalize_for_match(text) not in gazetteer.names:
             continue

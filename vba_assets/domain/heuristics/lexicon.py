@@ -1,9 +1,12 @@
-"""Word lists of the heuristic baseline: stop words, name particles, template labels, zone words.
+"""Word lists of the heuristic baseline: stop words, name particles, template labels, zone words,
+game vocabulary (professions, classes) and the markers of the report-language guess.
 
 Small, hand-written and deliberately incomplete. They cover English and German (the languages of
-the sample reports) and a few French, Spanish and Russian function words. Everything is compared
+the sample reports) and a few French, Spanish and Russian words. Everything is compared
 case-folded. A word missing here is not an error: the catalog (the gazetteer pass) is what decides
-whether a span is a name; these lists only keep obvious non-names out of the candidate spans.
+whether a span is a name; these lists only keep obvious non-names out of the candidate spans. The
+lists are written as adjacent string literals: each literal ends in whitespace so that two words
+are never glued together.
 """
 
 import re
@@ -40,11 +43,13 @@ STOPWORDS = _words(
     going ran run came come found find see saw seen seeing killed kill kills killing looked
     look looking made make said say says told tell think thought know knew want wanted need
     needed help helped used use using gave give gives given doing done started start stopped
-    stop relogged relog abandoned redid flew logged log"""
+    stop relogged relog abandoned redid flew logged log
+    """
     # bug-report vocabulary
     """quest quests bug bugs bugged issue issues problem problems report reported server realm
     client game player players character characters char alt gm gms npc npcs mob mobs boss
-    note notes edit update fixed fix broken works working work"""
+    note notes edit update fixed fix broken works working work
+    """
     # German
     """der die das den dem des ein eine einer eines einem einen und oder aber auch nicht kein
     keine keinen keinem keiner keines ich du er sie es wir ihr mich mir dich dir ihn ihm uns
@@ -52,7 +57,8 @@ STOPWORDS = _words(
     hatten wird werden wurde kann konnte können muss soll mit von vom zu zum zur bei beim aus
     auf in im an am um für über unter nach vor seit bis durch ohne gegen wie wo was wer wann
     warum ob dass weil wenn als noch schon nur sehr bitte danke hallo hi gestern heute morgen
-    abend woche tag tage zwei drei vier fünf sechs zehn"""
+    abend woche tag tage zwei drei vier fünf sechs zehn
+    """
     # French, Spanish, Russian (a few)
     """le la les un une des du de et ou mais pas je tu il elle nous vous ils elles est sont
     dans sur avec pour par ne que qui el los las y o pero no yo en con por para que и в не на
@@ -130,8 +136,9 @@ ZONE_WORDS = _words(
     highlands wastes marsh swamp mountains mountain keep hold citadel spire canyon coast shore
     plains barrens desert basin crater glade grove pass gorge ridge reach sanctum halls hall
     city village town camp outpost fortress fort tower caverns cavern cave caves depths pit
-    ruins lake sea bay harbor harbour dungeon raid instance zone gebiet tal wald insel berge
-    lager dorf stadt"""
+    ruins lake sea bay harbor harbour dungeon raid instance zone hill farm landing lair gebiet
+    tal wald insel berge lager dorf stadt forêt bois vallée campement grotte bosque valle
+    campamento cueva лес лагерь долина пещера"""
 )
 
 #: Names that are tracker or chat vocabulary, not world entities, even when capitalized.
@@ -169,23 +176,89 @@ def is_title_case_line(line: str) -> bool:
     return capitalized * 10 >= len(words) * 8
 
 
-#: Frequent function words per language, for the report-language guess of the planner.
+#: Frequent function words per language, for the report-language guess. Words shared by two of
+#: these languages ("in", "die" in English and German) are left out: they decide nothing.
 LANGUAGE_MARKERS: dict[str, frozenset[str]] = {
-    "en": _words("the and is are was i you it to of in that for with not on my this can't have"),
-    "de": _words("der die das und ist nicht ich mit auf ein eine zu den von im es hat auch war"),
-    "fr": _words("le la les et est pas je avec sur un une de du des il elle dans pour que"),
-    "es": _words("el la los las y es no yo con en un una de del que por para pero"),
-    "ru": _words("и в не на я он она что это с по но как из у"),
+    "en": _words(
+        """the and is are was i you it to of that for with not on my this can't have he she
+        they we there when but at from been has had doesn't don't didn't won't isn't"""
+    ),
+    "de": _words(
+        """der das und ist nicht ich mit auf ein eine zu den von im es hat auch war sie man
+        kann wir mir mich sich noch aber nach seit bei dem kein keine wird sind habe"""
+    ),
+    "fr": _words(
+        """le la les et est pas je avec sur un une du des il elle dans pour que ne au aux
+        mais qui sont n'est j'ai m'a"""
+    ),
+    "es": _words("el los las y es yo con en un una del que por para pero me al se lo ni está"),
+    "ru": _words("и в не на я он она что это с по но как из у уже просто"),
+}
+
+#: Letters that occur in one of the guessed languages and not in English; a word holding one
+#: counts as a marker of that language ("Cyrillic" stands for any Cyrillic letter).
+_LANGUAGE_LETTERS: dict[str, frozenset[str]] = {
+    "de": frozenset("äöüß"),
+    "fr": frozenset("éèêàçùâîôëœ"),
+    "es": frozenset("ñáíóú¿¡"),
 }
 
 
-def guess_language(words: list[str]) -> str:
-    """The language whose markers occur most often among ``words``; English on a tie."""
+def _letter_language(word: str) -> str | None:
+    folded = word.casefold()
+    if any("\u0400" <= char <= "\u04ff" for char in folded):
+        return "ru"
+    for language, letters in _LANGUAGE_LETTERS.items():
+        if any(char in letters for char in folded):
+            return language
+    return None
+
+
+def language_scores(words: list[str]) -> dict[str, int]:
+    """Per language: marker words plus words holding one of its own letters (see above)."""
     counts = {language: 0 for language in LANGUAGE_MARKERS}
     for word in words:
-        folded = word.casefold()
+        folded = word.casefold().replace("’", "'")
         for language, markers in LANGUAGE_MARKERS.items():
             if folded in markers:
                 counts[language] += 1
+        by_letter = _letter_language(folded)
+        if by_letter is not None:
+            counts[by_letter] += 1
+    return counts
+
+
+#: Languages that capitalize every noun: a capitalized single word is no sign of a name there.
+NOUN_CAPITALIZING = frozenset({"de"})
+
+
+def guess_language(words: list[str]) -> str:
+    """The language with the highest :func:`language_scores`; English on a tie."""
+    counts = language_scores(words)
     best = max(counts.values())
     return "en" if counts["en"] == best else next(k for k, v in counts.items() if v == best)
+
+
+#: Game vocabulary that names no creature on its own even where a catalog holds an entry of that
+#: name: professions and secondary skills, classes (English, German, French). A term that is
+#: exactly one of these is never searched alone; inside a longer name it is harmless.
+GAME_TERMS = _words(
+    # professions and secondary skills
+    """alchemy blacksmithing enchanting engineering herbalism inscription jewelcrafting
+    leatherworking mining skinning tailoring cooking fishing lockpicking riding
+    alchemie schmiedekunst verzauberkunst ingenieurskunst kräuterkunde inschriftenkunde
+    juwelierskunst lederverarbeitung bergbau kürschnerei schneiderei kochkunst angeln
+    alchimie enchantement ingénierie herboristerie calligraphie joaillerie minage dépeçage
+    couture cuisine pêche secourisme
+    """
+    # classes
+    """warrior warriors paladin paladins hunter hunters rogue rogues priest priests shaman
+    shamans mage mages warlock warlocks druid druids krieger jäger schurke priester
+    schamane magier hexenmeister druide todesritter guerrier chasseur voleur prêtre chaman
+    démoniste"""
+) | frozenset({"first aid", "erste hilfe", "death knight", "death knights"})
+
+
+def is_game_term(text: str) -> bool:
+    """True when ``text`` (case-insensitive, any spacing) is a profession, skill or class name."""
+    return " ".join(text.casefold().split()) in GAME_TERMS

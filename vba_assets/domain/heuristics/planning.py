@@ -4,23 +4,30 @@ Steps, all deterministic:
 
 1. Candidate spans of every readable source (:mod:`.spans`).
 2. With a catalog search: the bounded gazetteer pass (:mod:`.gazetteer`) adds every span that
-   exactly equals a catalog name or localized name; text spans inside or around such a span give
-   way to it. Without a catalog search this step is skipped and every span stays a candidate.
-3. Spans are grouped into terms (case-insensitive); each term gets its role cues (:mod:`.roles`),
-   its exact catalog matches and the catalogs whose seen names contain it.
-4. With the gazetteer, a term is kept when it exactly matches a catalog name (a single lower-case
-   word only with an affected/quest-giver cue), or when it has such a cue (a misspelled name is
-   then narrowed to its longest part that some catalog name contains: "Glodrak Huntsnipper" ->
-   "Glodrak"), or when it is a capitalized multi-word name some catalog name contains.
-5. Ranking: a unique exact match in some catalog first, then several exact matches, then the
-   rest; within each, terms with a subject cue first, then terms that are not part of another
-   candidate ("longer spans over their substrings"), then first mention. Terms are taken in that
-   order up to ``max_searches``; a term that is a word-for-word part of an already taken term is
-   skipped and its cues count for the longer term. Never two searches with the same (term,
-   catalog).
-6. Catalog: the one with a unique exact match (primary ``name`` catalogs before localized ones),
-   else one with any exact match, else one whose names contain the term, else by the report's
-   language (a localized catalog for a non-English report or a term with non-ASCII letters).
+   exactly equals a catalog name or localized name, and in German and Russian every run of words
+   whose stems equal a seen name's (an inflected mention, :mod:`.inflection`); text spans inside
+   or around such a span give way to it. Without a catalog search this step is skipped and every
+   span stays a candidate. A possessive glued to a capitalized word ("Rattlegore's Bridge") is
+   marked as part of a place or item name.
+3. Spans are grouped into terms (case-insensitive, :mod:`.terms`); each term gets its role cues
+   (:mod:`.roles`), its exact catalog matches split into strong and weak evidence (a localized
+   ASCII match in another language than the report's is weak) and the catalogs whose seen names
+   contain it.
+4. Admission (:mod:`.admission`): exact catalog names written like names, terms with a subject
+   cue (a misspelled name is narrowed to a part some catalog name contains), capitalized
+   multi-word names some catalog name contains; never common nouns (professions, classes, words
+   the report also writes in lower case), possessive parts of place names or places.
+5. Ranking: a unique strong exact match in some catalog first, then other exact matches, then
+   the rest; within each, terms with a subject cue first, then terms that are not part of
+   another candidate ("longer spans over their substrings"), then first mention. Terms are taken
+   in that order up to ``max_searches``; a term that is a word-for-word part of an already taken
+   term is skipped and its cues count for the longer term, unless it is a strong exact catalog
+   name of several words with a mention outside the longer term ("Large Crag Boars ... the Crag
+   Boars next to them"). Never two searches with the same (term, catalog).
+6. Catalog: the one with a unique strong exact match (primary ``name`` catalogs before localized
+   ones), else one with any strong exact match, else one with a weak exact match, else one whose
+   names contain the term, else by the report's language (a localized catalog for a non-English
+   report or a term with non-ASCII letters).
 7. Role: ``affected_subject`` with more affected than quest-giver cues, ``quest_giver`` with a
    quest-giver cue, ``location_context`` with a locative cue and a zone-like word, else
    ``other_context``; when no term is the affected subject, the first ``other_context`` term
@@ -34,18 +41,20 @@ the farm") yields no search.
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
     Gazetteer,
     build_gazetteer,
     catalog_name_spans,
+    catalogs_for,
     run_searches,
 )
+from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language, is_stopword
-from vba_assets.domain.heuristics.roles import RoleCues, mention_cues, zone_like
+from vba_assets.domain.heuristics.roles import RoleCues, zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
-from vba_assets.domain.matching import tokenize
+from vba_assets.domain.heuristics.terms import Term, fold, group_terms, report_facts
 from vba_assets.domain.research import CatalogSearch
 from vba_assets.domain.resolution_models import (
     MentionCitation,
@@ -56,55 +65,9 @@ from vba_assets.domain.resolution_models import (
 from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 
 MAX_MENTIONS = 8
-#: A misspelled name is narrowed to a part that the names of at most this many entities contain.
-MAX_NARROWED = 3
 _TEXT_KINDS = ("run", "run_tail", "subrun", "singular", "quoted")
 _WORD = re.compile(r"[^\W_]+(?:['’ʼ‘-][^\W_]+)*")
 _LOCATION_TYPES = ("zone", "area", "map", "location", "place", "region", "subzone")
-
-
-@dataclass
-class Term:
-    """All mentions of one case-insensitive term, and what the catalogs say about it."""
-
-    key: str
-    spans: list[Span]
-    exact: dict[str, list[int | str]] = field(default_factory=dict)
-    containing: list[str] = field(default_factory=list)
-    cues: RoleCues = field(default_factory=RoleCues)
-
-    @property
-    def text(self) -> str:
-        """The surface form: the first mention with a capital letter, else the first mention."""
-        return next((s.text for s in self.spans if s.text != s.text.lower()), self.spans[0].text)
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return tuple(tokenize(self.text))
-
-    @property
-    def weak(self) -> bool:
-        return all(span.weak for span in self.spans)
-
-    @property
-    def first(self) -> tuple[int, int, int]:
-        return self.spans[0].position
-
-    @property
-    def proper(self) -> bool:
-        """Some mention is capitalized like a name (see :attr:`Span.proper`)."""
-        return any(span.proper for span in self.spans)
-
-    @property
-    def exact_class(self) -> int:
-        """0: a unique exact match in some catalog; 1: several exact matches; 2: none."""
-        if any(len(ids) == 1 for ids in self.exact.values()):
-            return 0
-        return 1 if self.exact else 2
-
-
-def _fold(text: str) -> str:
-    return text.casefold()
 
 
 def _is_part(short: Sequence[str], long: Sequence[str]) -> bool:
@@ -116,10 +79,12 @@ def _is_part(short: Sequence[str], long: Sequence[str]) -> bool:
 
 
 def _inside(span: Span, others: Sequence[Span], *, strict_container: bool) -> bool:
+    """True when ``span`` lies inside another span's extent (or, with ``strict_container``,
+    contains another span)."""
     for other in others:
         if other.source != span.source or (other.start, other.end) == (span.start, span.end):
             continue
-        if other.start <= span.start and span.end <= other.end:
+        if other.start <= span.start and span.end <= other.extent:
             return True
         if strict_container and span.start <= other.start and other.end <= span.end:
             return True
@@ -137,8 +102,10 @@ def collect_spans(
     if search is None:
         singulars = {(s.source, s.start, s.end) for s in spans if s.kind == "singular"}
         spans = [s for s in spans if (s.source, s.start, s.end - 1) not in singulars]
-        return spans, None
-    gazetteer = build_gazetteer(sources, catalogs, search, english=language == "en")
+        return mark_compounds(spans, sources), None
+    gazetteer = build_gazetteer(
+        sources, catalogs, search, english=language == "en", language=language
+    )
     phrases: dict[str, str] = {}
     for span in spans:
         words = _WORD.findall(span.text)
@@ -148,111 +115,26 @@ def collect_spans(
             and not gazetteer.exact(span.text)
             and all(gazetteer.fully_truncated(w) or is_stopword(w) for w in words)
         ):
-            phrases.setdefault(_fold(span.text), span.text)
-    run_searches(gazetteer, search, [(phrase, catalogs) for phrase in phrases.values()])
+            phrases.setdefault(fold(span.text), span.text)
+    english = language == "en"
+    run_searches(
+        gazetteer,
+        search,
+        [(phrase, catalogs_for(phrase, catalogs, english=english)) for phrase in phrases.values()],
+    )
     names = catalog_name_spans(sources, gazetteer)
+    inflected = [
+        s
+        for s in inflected_spans(sources, gazetteer.seen_names(), language)
+        if not _inside(s, names, strict_container=False)
+    ]
+    names = [s for s in names if not _inside(s, inflected, strict_container=False)] + inflected
     kept = [s for s in spans if not _inside(s, names, strict_container=True)]
     merged: dict[tuple[str, int, int], Span] = {(s.source, s.start, s.end): s for s in kept}
     for span in names:
         merged[(span.source, span.start, span.end)] = span
-    return sorted(merged.values(), key=lambda s: (s.position, s.kind)), gazetteer
-
-
-def group_terms(
-    spans: Sequence[Span], sources: Sequence[SourceText], gazetteer: Gazetteer | None
-) -> list[Term]:
-    """Step 3: one :class:`Term` per case-insensitive text, in order of first mention."""
-    texts = {source.alias: source.text for source in sources}
-    terms: dict[str, Term] = {}
-    for span in spans:
-        term = terms.setdefault(_fold(span.text), Term(_fold(span.text), []))
-        term.spans.append(span)
-        term.cues = term.cues + mention_cues(texts[span.source], span.start, span.end)
-    for term in terms.values():
-        term.spans.sort(key=lambda s: s.position)
-        if gazetteer is not None:
-            term.exact = gazetteer.exact(term.text)
-            term.containing = [] if term.exact else gazetteer.containing_catalogs(term.text)
-    return sorted(terms.values(), key=lambda t: t.first)
-
-
-def _narrowed(term: Term, gazetteer: Gazetteer) -> Term | None:
-    """The longest word sequence of ``term`` that names of a few entities contain (misspellings).
-
-    "Glodrak Huntsnipper" -> "Glodrak" (one entity's names contain it). A part that the names of
-    many entities contain says nothing about which one is meant and is not used.
-    """
-    words = _WORD.findall(term.spans[0].text)
-    for width in range(len(words) - 1, 0, -1):
-        for first in range(len(words) - width + 1):
-            part = words[first : first + width]
-            if all(is_stopword(w) or len(w) < 3 for w in part):
-                continue
-            spans: list[Span] = []
-            for span in term.spans:
-                found = list(_WORD.finditer(span.text))
-                if len(found) != len(words):
-                    continue
-                start = span.start + found[first].start()
-                end = span.start + found[first + width - 1].end()
-                text = span.text[start - span.start : end - span.start]
-                spans.append(
-                    Span(span.source, span.order, start, end, text, "narrowed", width, span.weak)
-                )
-            matches = gazetteer.containing_entities(spans[0].text, MAX_NARROWED) if spans else 0
-            if 0 < matches <= MAX_NARROWED:
-                narrowed = Term(_fold(spans[0].text), spans, cues=term.cues)
-                narrowed.exact = gazetteer.exact(narrowed.text)
-                if not narrowed.exact:
-                    narrowed.containing = gazetteer.containing_catalogs(narrowed.text)
-                return narrowed
-    return None
-
-
-def _merge_spans(left: Sequence[Span], right: Sequence[Span]) -> list[Span]:
-    merged: dict[tuple[str, int, int], Span] = {}
-    for span in [*left, *right]:
-        merged.setdefault((span.source, span.start, span.end), span)
-    return sorted(merged.values(), key=lambda s: s.position)
-
-
-def admit_terms(
-    terms: Sequence[Term], gazetteer: Gazetteer | None, location_catalog: bool
-) -> list[Term]:
-    """Step 4: the terms worth a search.
-
-    Without a gazetteer: every term capitalized like a name (not only at a sentence start) or
-    with a subject cue.
-
-    ``location_catalog``: some catalog holds places; otherwise a term whose only cue is locative
-    ("in Dun Morogh") and that no catalog name equals is not searched.
-    """
-    if gazetteer is None:
-        return [t for t in terms if not t.weak and (t.proper or t.cues.any_subject_cue)]
-    admitted: dict[str, Term] = {}
-    for term in terms:
-        subject_cue = term.cues.any_subject_cue
-        only_place = term.cues.location > 0 and not subject_cue and not location_catalog
-        if term.exact:
-            named = term.proper or any(span.words > 1 for span in term.spans)
-            keep: Term | None = term if (named or subject_cue) else None
-        elif term.weak or only_place:
-            keep = None
-        elif subject_cue:
-            keep = term if term.containing else (_narrowed(term, gazetteer) or term)
-        elif term.containing and len(term.words) > 1 and term.proper:
-            keep = term
-        else:
-            keep = None
-        if keep is None:
-            continue
-        existing = admitted.get(keep.key)
-        if existing is None:
-            admitted[keep.key] = keep
-        else:
-            existing.spans = _merge_spans(existing.spans, keep.spans)
-            existing.cues = existing.cues + keep.cues
-    return sorted(admitted.values(), key=lambda t: t.first)
+    ordered = sorted(merged.values(), key=lambda s: (s.position, s.kind))
+    return mark_compounds(ordered, sources), gazetteer
 
 
 def rank_terms(terms: Sequence[Term]) -> list[Term]:
@@ -279,9 +161,13 @@ def _primary_first(catalog_names: Sequence[str], catalogs: Sequence[CatalogView]
 
 def choose_catalog(term: Term, catalogs: Sequence[CatalogView], language: str) -> str:
     """Step 6 (see the module docstring)."""
-    unique = [name for name, ids in term.exact.items() if len(ids) == 1]
+    strong = term.strong_exact
+    unique = [name for name, ids in strong.items() if len(ids) == 1]
+    weak_unique = [n for n, ids in term.exact.items() if n not in strong and len(ids) == 1]
     chosen = (
         _primary_first(unique, catalogs)
+        or _primary_first(list(strong), catalogs)
+        or _primary_first(weak_unique, catalogs)
         or _primary_first(list(term.exact), catalogs)
         or _primary_first(term.containing, catalogs)
     )
@@ -308,6 +194,15 @@ def _role(term: Term, cues: RoleCues, catalog: CatalogView | None) -> SearchRole
     return "other_context"
 
 
+def _own_name(term: Term, container: Term) -> bool:
+    """True when ``term`` is a strong exact catalog name of several words with a mention outside
+    ``container``'s mentions ("Large Crag Boars ... the Crag Boars": two creatures, not one).
+    A single word stays folded: it is usually the short form of the longer name."""
+    if not term.strong_exact or len(term.words) < 2:
+        return False
+    return any(not _inside(span, container.spans, strict_container=False) for span in term.spans)
+
+
 def select_searches(
     ranked: Sequence[Term], catalogs: Sequence[CatalogView], language: str, max_searches: int
 ) -> list[ProposedSearch]:
@@ -318,7 +213,7 @@ def select_searches(
     for term in ranked:
         own = term.words
         container = next((t for t, _ in chosen if _is_part(own, t.words)), None)
-        if container is not None:
+        if container is not None and not _own_name(term, container):
             cues[container.key] = cues[container.key] + term.cues
             continue
         if len(chosen) >= max_searches:
@@ -373,6 +268,8 @@ def plan_searches(context: PlanStageContext, search: CatalogSearch | None) -> Re
     location_catalog = any(
         word in catalog.entity_type.casefold() for catalog in catalogs for word in _LOCATION_TYPES
     )
-    terms = admit_terms(group_terms(spans, sources, gazetteer), gazetteer, location_catalog)
+    facts = report_facts(sources, catalogs, location_catalog, language)
+    grouped = group_terms(spans, sources, gazetteer, language)
+    terms = admit_terms(grouped, gazetteer, facts, language)
     searches = select_searches(rank_terms(terms), catalogs, language, context.max_searches)
     return ResolutionPlanOutput(searches=searches)

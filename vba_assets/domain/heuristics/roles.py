@@ -2,7 +2,7 @@
 
 Each mention is read with a short window of its own line before and after it (cut at sentence
 punctuation). The cues are phrase patterns, English first, with the German equivalents of the
-common ones and a few French and Russian ones:
+common ones and a few French, Spanish and Russian ones:
 
 * **affected** (``affected_subject``): the object of a negated perception or action verb ("can't
   find/see/catch/kill/loot ... X", "no X", "kein einziger X", "missing X"), or X followed by a
@@ -10,10 +10,18 @@ common ones and a few French and Russian ones:
   nothing", "X nicht auffindbar"), also across a place phrase ("X in Naxxramas doesn't ...");
   a name inside a place phrase takes no such cue from the words after it;
 * **quest giver** (``quest_giver``): "X's quest", "X quest", "X quest giver", "for X's",
-  "Return to X", "talk to X", "Quest von X", "Quest bei X", "X hat mir die Quest gegeben", and
-  "from X" in a sentence about taking or doing a quest;
+  "Return to X", "Quest von X", "Quest bei X"; what a giver does, right after X, also across a
+  place phrase ("X gave me", "X sent me to", "X wants me to", "X says I need to", "X is waiting
+  for", "X hat mich ... geschickt", "X m'a donné", "X me dio", "X дал", "X просит"); "talk to X"
+  and "from X" only in a sentence about a quest, and not when X qualifies the next word ("the
+  quest from the X chain") or names the place of a zone word ("Wald von X"). A name inside a
+  place phrase takes no giver cue from the words after it, and a plural mention none at all
+  (:mod:`.terms`). "X won't take my quest" stays an affected cue: the NPC that fails is what the
+  report is about;
 * **location** (``location_context``): a locative preposition before X ("in", "at", "near",
-  "im"); it only becomes the role when X also looks zone-like (see :func:`zone_like`).
+  "im"), a zone word with "of"/"de"/"von" before X ("the camp of X"), or X in a leading place
+  header ("Dun Garok, Hillsbrad Foothills. ..."); it only becomes the role when X also looks
+  zone-like (see :func:`zone_like`).
 
 What it cannot do: it does not parse sentences. A cue in another clause of the same line can be
 attributed to the wrong name; pronouns ("I talked to him") are not resolved; irony, questions
@@ -23,7 +31,7 @@ and hypotheticals read like statements.
 import re
 from dataclasses import dataclass
 
-from vba_assets.domain.heuristics.lexicon import ZONE_WORDS
+from vba_assets.domain.heuristics.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
@@ -89,17 +97,55 @@ _GIVER_AFTER = [
     ),
     re.compile(r"^\s*(?:questgeber|auftraggeber)\b"),
 ]
+#: "X gave me ...", "X sent me ...", "X m'a donné ...": X hands out the quest (any language).
+#: What a quest giver does, read right after X: "X gave me ...", "X sent me to ...", "X m'a
+#: donné ...", "X says I need to kill ...". A short lower-case place phrase may come between
+#: ("X on the old bridge wants me to ...").
+_GIVER_ACT_PHRASES = (
+    r"(?:sent|sends|asked|asks|told|tells|wants|wanted|needs|needed)\s+(?:me|us)\s+to\b",
+    r"(?:says|said|told me|tells me)\s+(?:that\s+)?(?:i|we)\s+(?:need|have|must|should)\s+to\b",
+    r"(?:is|was|keeps|kept)?\s*(?:still\s+)?(?:waiting|waits)\s+for\b",
+    r"(?:hat|hatte)\s+(?:mich|uns)\b[^.!?]{0,50}\b(?:geschickt|losgeschickt|beauftragt|gebeten)\b",
+    r"(?:schickte|schickt|beauftragte|bat)\s+(?:mich|uns)\b",
+    r"(?:wartet|wartete)\s+(?:noch\s+|immer noch\s+)?auf\b",
+    r"m'a\s+(?:donné|demandé|envoyé|confié|chargé)\b",
+    r"(?:attend|attendait)\b",
+    r"me\s+(?:dio|dió|pidió|envió|mandó|encargó|ha dado|ha pedido)\b",
+    r"(?:дал|дала|даёт|дает|выдал|выдала|просит|попросил|попросила|послал|послала|отправил|"
+    r"отправила|ждёт|ждет)\b",
+)
+_LOWER_PLACE = (
+    r"(?:,\s*)?(?:in|at|on|near|by|inside|behind|next to|over|under|im|am|bei|dans|à|en|в|у)\s+"
+    r"(?:[a-zäöüßàâçéèêëîïôûùüÿñáíóúа-яё'’-]+\s+){1,4}?"
+)
+_GIVER_ACTS = [re.compile(rf"^\s*(?:{_LOWER_PLACE})?{phrase}") for phrase in _GIVER_ACT_PHRASES]
+#: "X gave me The Missing Diplomat" / "X gave me the quest", read in the original case: what X
+#: gave is a quest (a capitalized title or a quest word), not "no loot" or "a beating".
+_GAVE = re.compile(
+    rf"^\s*(?:{_LOWER_PLACE})?(?:gave|gives|give|handed|hands)\s+(?:me|us)\s+"
+    r"(?:(?:the|a|an|his|her|this|that|my)\s+)?(?:(?:quest|task|bounty|mission|job|errand)s?\b|"
+    r"[A-ZÀ-ÞА-Я])"
+)
+#: Before X, always a giver: "Return to X", "turn in to X", "quest giver X".
 _GIVER_BEFORE = [
     re.compile(
-        r"(?<!'t )(?<!not )\b(?:return to|returned to|go back to|went back to|talk to|"
-        r"talked to|speak to|speak with|spoke to|report to|reported to|turn in to|"
-        r"turned in to|turn it in to|hand in to|handed in to|quest from|quest giver|"
-        r"questgiver|quest von|quest bei|aufgabe von|questgeber|quête de|donneur de "
-        r"quête)\s+(?:the\s+)?$"
+        r"(?<!'t )(?<!not )\b(?:return to|returned to|go back to|went back to|report to|"
+        r"reported to|turn in to|turned in to|turn it in to|hand in to|handed in to|quest from|"
+        r"quest giver|questgiver|quest von|quest bei|aufgabe von|questgeber|quête de|donneur de "
+        r"quête|misión de|задание у|задание от)\s+(?:the\s+)?$"
     ),
 ]
+#: Before X, a giver only in a sentence about a quest: "talked to X" (an innkeeper is talked to
+#: about a hearthstone, not a quest).
+_TALK_BEFORE = re.compile(
+    r"(?<!'t )(?<!not )\b(?:talk to|talked to|speak to|speak with|spoke to|spoke with|"
+    r"sprach mit|rede mit|parlé à)\s+(?:the\s+)?$"
+)
 _FOR_POSSESSIVE = re.compile(r"\bfor\s+$")
-_FROM = re.compile(r"\b(?:from|von|de|bei)\s+(?:the\s+)?$")
+#: "from X" in a quest sentence; not "the forest of X", "Wald von X" (a place) and not
+#: "from the X chain" (X qualifies the next noun).
+_FROM = re.compile(r"\b(?:(\w+)\s+)?(?:from|von|bei)\s+(?:the\s+)?$")
+_ATTRIBUTIVE = re.compile(r"^[ \t]+([a-zäöüß][\w'-]*)")
 _QUEST_SENTENCE = re.compile(
     r"\b(?:quests?|picked up|pick up|got|took|take|accepted|accept|doing|questline|daily|"
     r"quête|aufgabe|angenommen|bekommen)\b"
@@ -112,6 +158,10 @@ _PLACE_PHRASE = re.compile(
 _LOCATIVE = re.compile(
     r"\b(?:in|at|near|around|inside|outside|behind|into|towards?|im|am|nahe|bei der|dans|à|"
     r"près de)\s+(?:the\s+|der\s+|dem\s+|den\s+)?$"
+)
+#: "the camp of X", "Wald von X", "camp de X": X names the place of a zone word.
+_PLACE_OF = re.compile(
+    rf"\b(?:{'|'.join(sorted(ZONE_WORDS))})\s+(?:of|de|du|des|del|von|d')\s*(?:the\s+|la\s+)?$"
 )
 
 
@@ -164,29 +214,77 @@ def _skip_place(text: str, end: int, after: str) -> str:
     return after[match.end() - end :] if match else after
 
 
+def _attributive(after: str) -> bool:
+    """True when X is followed by a lower-case content word: "the Lakeshire chain"."""
+    match = _ATTRIBUTIVE.match(after)
+    return match is not None and not is_stopword(match.group(1))
+
+
+def _from_giver(before: str, sentence: str) -> bool:
+    """A "from X" where X hands out the quest the sentence is about (see :data:`_FROM`)."""
+    match = _FROM.search(before)
+    if match is None or not _QUEST_SENTENCE.search(sentence) or _LOOT_SENTENCE.search(sentence):
+        return False
+    return match.group(1) is None or match.group(1) not in ZONE_WORDS
+
+
+def _giver_before(before: str, sentence: str) -> bool:
+    return (
+        any(p.search(before) for p in _GIVER_BEFORE)
+        or (bool(_TALK_BEFORE.search(before)) and bool(_QUEST_SENTENCE.search(sentence)))
+        or _from_giver(before, sentence)
+    )
+
+
 def mention_cues(text: str, start: int, end: int) -> RoleCues:
     """The role cues of one mention ``text[start:end]``.
 
     A name inside a place phrase ("in Naxxramas") takes no affected cue from the words after it:
-    "X in Naxxramas doesn't follow" is about X, which gets the cue across the place phrase.
+    "X in Naxxramas doesn't follow" is about X, which gets the cue across the place phrase; the
+    quest-giver phrases after X are read across it too ("X in Lakeshire is waiting for ..."). A
+    name that makes up a whole place header ("Dun Garok, Hillsbrad Foothills. ...") gets a
+    location cue.
     """
     before, after, sentence = _context(text, start, end)
-    in_place = bool(_LOCATIVE.search(before))
-    affected = any(p.search(before) for p in _AFFECTED_BEFORE) or (
-        not in_place and any(p.search(_skip_place(text, end, after)) for p in _AFFECTED_AFTER)
+    in_place = bool(_LOCATIVE.search(before) or _PLACE_OF.search(before)) or place_header(
+        text, start, end
     )
+    beyond = _skip_place(text, end, after)
+    affected = any(p.search(before) for p in _AFFECTED_BEFORE) or (
+        not in_place and any(p.search(beyond) for p in _AFFECTED_AFTER)
+    )
+    line_end = text.find("\n", end)
+    raw_after = text[end : min(len(text) if line_end < 0 else line_end, end + _WINDOW)]
+    gave = bool(_GAVE.search(_skip_place(text, end, raw_after)))
     giver = (
-        any(p.search(after) for p in _GIVER_AFTER)
-        or any(p.search(before) for p in _GIVER_BEFORE)
+        (not in_place and (gave or any(p.search(beyond) for p in _GIVER_AFTER + _GIVER_ACTS)))
+        or (not _attributive(after) and _giver_before(before, sentence))
         or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
-        or (
-            bool(_FROM.search(before))
-            and bool(_QUEST_SENTENCE.search(sentence))
-            and not _LOOT_SENTENCE.search(sentence)
-        )
     )
     location = in_place and not affected and not giver
     return RoleCues(int(affected), int(giver), int(location))
+
+
+_HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+
+
+def place_header(text: str, start: int, end: int) -> bool:
+    """True when the mention sits in a leading place header: "Dun Garok, Hillsbrad Foothills. ...".
+
+    The first sentence of a line, made only of capitalized words (and particles) separated by
+    spaces or commas, at most six words, followed by more text on the same line.
+    """
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    stop = text.find(". ", end, line_end)
+    if stop < 0 or text[line_start:start].count(".") or not text[stop + 2 : line_end].strip():
+        return False
+    header = text[line_start:stop]
+    words = _HEADER_WORD.findall(header)
+    if not 0 < len(words) <= 6 or re.search(r"[^\w\s,'’-]", header):
+        return False
+    return all(word[0].isupper() or word.casefold() in PARTICLES for word in words)
 
 
 def zone_like(term: str) -> bool:

@@ -28,7 +28,7 @@ German report yields many non-name spans; lower-case names are found only by the
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vba_assets.domain.heuristics.lexicon import (
     PARTICLES,
@@ -103,6 +103,17 @@ class Span:
     words: int
     weak: bool = False
     initial: bool = False
+    #: A possessive glued to a capitalized word: part of a place or item name ("Thoradin's Wall").
+    compound: bool = False
+    #: Where the name as written ends when the span is only its uninflected part
+    #: ("Wilde" of "Wilden Wolpertinger"); None when it is the span's own end.
+    extent_end: int | None = None
+    #: The catalogs whose names an inflected span matched (see :mod:`.inflection`).
+    found_in: tuple[str, ...] = ()
+
+    def with_compound(self, compound: bool) -> "Span":
+        """This span with :attr:`compound` set."""
+        return replace(self, compound=compound)
 
     @property
     def proper(self) -> bool:
@@ -113,6 +124,11 @@ class Span:
         if self.text == self.text.lower():
             return False
         return self.words > 1 or not self.initial
+
+    @property
+    def extent(self) -> int:
+        """The end of the name as written (:attr:`extent_end`, else :attr:`end`)."""
+        return self.end if self.extent_end is None else self.extent_end
 
     @property
     def position(self) -> tuple[int, int, int]:

@@ -1,0 +1,184 @@
+"""Which terms of a report are worth a search (step 4 of the heuristic plan).
+
+With the gazetteer, a term is kept when it exactly matches a catalog name, or when it has an
+affected or quest-giver cue (a misspelled name is then narrowed to its longest part that some
+catalog name contains: "Glodrak Huntsnipper" -> "Glodrak"), or when it is a capitalized
+multi-word name some catalog name contains. An exact match counts as a name when some mention is
+capitalized (also a single word at the start of a sentence: "Bellygrub respawns instantly."), has
+several words, or has a subject cue. These are never searched on their own, whatever the catalog
+holds:
+
+* **common nouns**: a profession, skill or class ("Mining", "Priest"); a single word
+  capitalized only at sentence starts that the report also writes in lower case ("Chicken keeps
+  following me ... the chicken"), or whose capitalized mentions all look like verbs
+  ("Mining", "Looted"); a single lower-case word, unless the reporter writes in lower case
+  anyway (see :class:`~.terms.ReportFacts`);
+* **possessive parts of place and item names**: a name whose every mention is a possessive
+  followed by a capitalized word ("Rattlegore's Bridge", "Thoradin's Wall"), unless a cue makes
+  it a subject ("Goldark's Brewfest quest");
+* **capitalized nouns** in a language that capitalizes every noun (German): a single word that
+  no primary catalog holds exactly, unless it is a rare localized name (see
+  :func:`_capitalized_noun`);
+* **places**, when no catalog holds places: a zone-like term (a zone word such as "Forest",
+  "Valley") without an exact match or with only locative mentions, and any term whose only cue is
+  locative ("in Dun Garok", a leading "Dun Garok, Hillsbrad Foothills.") and that no catalog name
+  equals.
+
+Without a gazetteer: every term capitalized like a name (not only at a sentence start) or with a
+subject cue.
+
+What it cannot do: it has no dictionary. A common noun that is a catalog name, capitalized in
+the middle of a sentence and never written in lower case (German capitalizes every noun), is
+still searched.
+"""
+
+import re
+from collections.abc import Sequence
+
+from vba_assets.domain.heuristics.gazetteer import Gazetteer
+from vba_assets.domain.heuristics.lexicon import is_game_term, is_stopword
+from vba_assets.domain.heuristics.roles import zone_like
+from vba_assets.domain.heuristics.spans import SourceText, Span
+from vba_assets.domain.heuristics.terms import ReportFacts, Term, fold, set_catalog_facts
+
+#: A misspelled name is narrowed to a part that the names of at most this many entities contain.
+MAX_NARROWED = 3
+_WORD = re.compile(r"[^\W_]+(?:['’ʼ‘-][^\W_]+)*")
+_VERB_LIKE = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:ed|ing)$")
+_POSSESSIVE_BEFORE_NAME = re.compile(r"(?:['’ʼ][sS]?|[sS]['’ʼ])[ \t]{1,2}(\w)")
+
+
+def possessive_compound(text: str, end: int) -> bool:
+    """True when ``text[:end]`` ends a possessive glued to a capitalized word ("Rattlegore's
+    Bridge", "Thoradin's Wall"): the name before it is part of a place or item name."""
+    match = _POSSESSIVE_BEFORE_NAME.match(text, end)
+    return match is not None and match.group(1).isupper()
+
+
+def common_noun(term: Term, facts: ReportFacts) -> bool:
+    """True for a term that is a common noun, not a name (see the module docstring)."""
+    if is_game_term(term.text):
+        return True
+    if len(term.words) != 1:
+        return False
+    capitalized = [s for s in term.spans if s.text != s.text.lower()]
+    if any(s.kind == "quoted" or not s.initial for s in capitalized):
+        return False  # capitalized in the middle of a sentence: written like a name
+    if capitalized and all(_VERB_LIKE.match(s.text) for s in capitalized):
+        return True
+    return not facts.casual and term.key in facts.lowercase_words
+
+
+def _place(term: Term, facts: ReportFacts) -> bool:
+    """True for a place name the creature catalogs should not be searched for."""
+    if facts.location_catalog:
+        return False
+    locative_only = term.cues.location > 0 and not term.cues.any_subject_cue
+    if zone_like(term.text) and (not term.exact or locative_only):
+        return True
+    return locative_only and not term.exact
+
+
+def _narrowed(term: Term, gazetteer: Gazetteer, language: str) -> Term | None:
+    """The longest word sequence of ``term`` that names of a few entities contain (misspellings).
+
+    "Glodrak Huntsnipper" -> "Glodrak" (one entity's names contain it). A part that the names of
+    many entities contain says nothing about which one is meant and is not used.
+    """
+    words = _WORD.findall(term.spans[0].text)
+    for width in range(len(words) - 1, 0, -1):
+        for first in range(len(words) - width + 1):
+            part = words[first : first + width]
+            if all(is_stopword(w) or len(w) < 3 for w in part):
+                continue
+            spans: list[Span] = []
+            for span in term.spans:
+                found = list(_WORD.finditer(span.text))
+                if len(found) != len(words):
+                    continue
+                start = span.start + found[first].start()
+                end = span.start + found[first + width - 1].end()
+                text = span.text[start - span.start : end - span.start]
+                spans.append(
+                    Span(span.source, span.order, start, end, text, "narrowed", width, span.weak)
+                )
+            matches = gazetteer.containing_entities(spans[0].text, MAX_NARROWED) if spans else 0
+            if 0 < matches <= MAX_NARROWED:
+                narrowed = Term(fold(spans[0].text), spans, cues=term.cues)
+                set_catalog_facts(narrowed, gazetteer, language)
+                return narrowed
+    return None
+
+
+def _merge_spans(left: Sequence[Span], right: Sequence[Span]) -> list[Span]:
+    merged: dict[tuple[str, int, int], Span] = {}
+    for span in [*left, *right]:
+        merged.setdefault((span.source, span.start, span.end), span)
+    return sorted(merged.values(), key=lambda s: s.position)
+
+
+def _capitalized_noun(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> bool:
+    """In a language that capitalizes nouns, a single word is a name only when a primary
+    catalog holds it exactly (a name shared with English), or a localized catalog holds
+    it exactly and the names of at most :data:`MAX_NARROWED` entities contain it (a common
+    creature word such as "Wolf" sits inside a hundred names, a proper name inside a few), or it
+    is the inflected start of a longer catalog name ("Wilde" of "Wilden Wolpertinger")."""
+    if not facts.noun_capitals or len(term.words) != 1 or term.inflected_phrase:
+        return False
+    if any(span.kind == "quoted" for span in term.spans):
+        return False
+    if any(ids for name, ids in term.strong_exact.items() if name in facts.primary):
+        return False
+    rare = gazetteer.containing_entities(term.text, MAX_NARROWED) <= MAX_NARROWED
+    return not (term.strong_exact and rare and not gazetteer.fully_truncated(term.text))
+
+
+def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -> Term | None:
+    subject_cue = term.cues.any_subject_cue
+    if common_noun(term, facts) or _place(term, facts) or _capitalized_noun(term, gazetteer, facts):
+        return None
+    if not subject_cue and all(span.compound for span in term.spans):
+        return None
+    if term.exact or (term.inflected and term.containing):
+        named = (
+            term.proper
+            or any(span.words > 1 for span in term.spans)
+            or any(span.text != span.text.lower() for span in term.spans)
+        )
+        return term if (named or subject_cue) else None
+    if term.weak:
+        return None
+    if subject_cue:
+        return term if term.containing else (_narrowed(term, gazetteer, language) or term)
+    if term.containing and len(term.words) > 1 and term.proper:
+        return term
+    return None
+
+
+def admit_terms(
+    terms: Sequence[Term],
+    gazetteer: Gazetteer | None,
+    facts: ReportFacts,
+    language: str = "en",
+) -> list[Term]:
+    """The terms worth a search (see the module docstring), in order of first mention."""
+    if gazetteer is None:
+        return [t for t in terms if not t.weak and (t.proper or t.cues.any_subject_cue)]
+    admitted: dict[str, Term] = {}
+    for term in terms:
+        keep = _keep(term, gazetteer, facts, language)
+        if keep is None:
+            continue
+        existing = admitted.get(keep.key)
+        if existing is None:
+            admitted[keep.key] = keep
+        else:
+            existing.spans = _merge_spans(existing.spans, keep.spans)
+            existing.cues = existing.cues + keep.cues
+    return sorted(admitted.values(), key=lambda t: t.first)
+
+
+def mark_compounds(spans: Sequence[Span], sources: Sequence[SourceText]) -> list[Span]:
+    """The spans with :attr:`Span.compound` set where :func:`possessive_compound` holds."""
+    texts = {source.alias: source.text for source in sources}
+    return [span.with_compound(possessive_compound(texts[span.source], span.end)) for span in spans]

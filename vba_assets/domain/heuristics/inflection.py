@@ -1,0 +1,180 @@
+"""Inflected names: a name the report writes with a case or plural ending ("Грубобрюха", "Wilden
+Wolpertinger") found through the gazetteer by comparing word stems.
+
+German and Russian inflect names (genitive, dative, adjective endings), so the report's words
+often differ from the catalog's in their last letters. :func:`stem` strips the longest ending of a
+small per-language list (the stem keeps at least :data:`MIN_STEM` letters); a run of one to
+:data:`~.gazetteer.MAX_NAME_WORDS` words of the report whose stems equal those of a seen catalog
+name is an inflected mention of it. The plan must cite text the report contains, so the span is
+the longest common prefix of the report's words and the catalog name:
+
+* one word: only when the catalog name is a prefix of it ("Грубобрюха" -> "Грубобрюх"), so the
+  term equals the name and can be selected;
+* several words: the common prefix, at least the first word's stem ("Wilden Wolpertinger" ->
+  "Wilde", a literal part of "Wilder Wolpertinger"), which a contains search finds; it can never
+  be selected (no name equals it), but it is searched and its candidates are captured.
+
+The span keeps the end of the whole run (``extent_end``) so its role cues read the words after
+the name, and spans inside the run give way to it. The gazetteer searches such words by their
+stem (:func:`stem_form`), a superset of every inflected form.
+
+What it cannot do: endings are a short list, not a grammar; irregular forms, vowel changes
+("Wölfe") and prefixes are not recognised; two different names with the same stems are both
+matched.
+"""
+
+import re
+from collections.abc import Sequence
+
+from vba_assets.domain.heuristics.lexicon import is_stopword
+from vba_assets.domain.heuristics.spans import SourceText, Span, name_gap
+from vba_assets.domain.matching import normalize_for_match
+
+MIN_STEM = 3
+MAX_WORDS = 6
+MIN_PREFIX = 5
+#: Case, number and adjective endings, longest first where it matters.
+ENDINGS: dict[str, tuple[str, ...]] = {
+    "de": ("en", "er", "es", "em", "e", "n", "s"),
+    "ru": (
+        "ами", "ями", "ого", "его", "ому", "ему", "ой", "ей", "ом", "ем", "ам", "ям", "ах", "ях",
+        "ов", "ев", "ую", "юю", "ая", "яя", "ые", "ие", "ый", "ий", "а", "я", "у", "ю", "е",
+        "и", "ы", "о",
+    ),
+}  # fmt: skip
+_WORD = re.compile(r"[^\W_]+(?:['’ʼ‘-][^\W_]+)*")
+
+
+def inflects(language: str) -> bool:
+    """True when names of ``language`` are compared by stem here."""
+    return language in ENDINGS
+
+
+def _ending(folded: str, language: str) -> int:
+    for ending in sorted(ENDINGS.get(language, ()), key=len, reverse=True):
+        if folded.endswith(ending) and len(folded) - len(ending) >= MIN_STEM:
+            return len(ending)
+    return 0
+
+
+def stem(word: str, language: str) -> str:
+    """``word`` case-folded without its longest known ending ("Wilden" -> "wild")."""
+    folded = word.casefold()
+    cut = _ending(folded, language)
+    return folded[: len(folded) - cut] if cut else folded
+
+
+def stem_form(word: str, language: str) -> str:
+    """``word`` as written without its ending: the search form of an inflected word."""
+    folded = word.casefold()
+    cut = _ending(folded, language)
+    if not cut or len(folded) != len(word):
+        return word
+    return word[: len(word) - cut]
+
+
+def _key(text: str, language: str) -> tuple[str, ...]:
+    return tuple(stem(word, language) for word in _WORD.findall(text))
+
+
+def _prefix(written: str, name: str) -> int:
+    """Length of the common prefix of ``written`` and ``name`` (case-insensitive)."""
+    length = 0
+    for left, right in zip(written, name, strict=False):
+        if left.casefold() != right.casefold():
+            break
+        length += 1
+    while length and not written[length - 1].isalnum():
+        length -= 1
+    return length
+
+
+def _match(
+    written: str, names: Sequence[tuple[str, str]], words: int, language: str
+) -> tuple[int, tuple[str, ...]]:
+    """The longest acceptable prefix of ``written`` shared with one of ``names`` (name, catalog)
+    and the catalogs of the names that share it; ``(0, ())`` when none is acceptable."""
+    best = 0
+    catalogs: list[str] = []
+    first_stem = len(stem(_WORD.findall(written)[0], language))
+    for name, catalog in names:
+        length = _prefix(written, name)
+        if words == 1:
+            if length != len(name) or length >= len(written):
+                continue
+        elif length < max(MIN_PREFIX, first_stem):
+            continue
+        if length > best:
+            best, catalogs = length, []
+        if length == best and catalog not in catalogs:
+            catalogs.append(catalog)
+    return best, tuple(catalogs)
+
+
+def stem_index(
+    names: Sequence[tuple[str, str]], language: str
+) -> dict[tuple[str, ...], list[tuple[str, str]]]:
+    """``stems of a name -> the seen (name, catalog) pairs with those stems``."""
+    index: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for name, catalog in names:
+        key = _key(name, language)
+        if 0 < len(key) <= MAX_WORDS:
+            index.setdefault(key, []).append((name, catalog))
+    return index
+
+
+def inflected_spans(
+    sources: Sequence[SourceText], names: Sequence[tuple[str, str]], language: str
+) -> list[Span]:
+    """Spans of inflected mentions of the seen catalog ``names`` ((name, catalog) pairs; see the
+    module docstring); each span records the catalogs of the names it matched."""
+    if not inflects(language):
+        return []
+    index = stem_index(names, language)
+    exact = {normalize_for_match(name) for name, _ in names}
+    found: list[Span] = []
+    for source in sources:
+        tokens = source.tokens
+        for first in range(len(tokens)):
+            if tokens[first].enclosed:
+                continue
+            for last in range(first, min(first + MAX_WORDS, len(tokens))):
+                window = tokens[first : last + 1]
+                if last > first and (
+                    window[-1].enclosed or not name_gap(source.text, window[-2], window[-1])
+                ):
+                    break
+                if all(is_stopword(t.text) for t in window) or any(t.has_digit for t in window):
+                    continue
+                written = source.text[window[0].start : window[-1].end]
+                matched = index.get(_key(written, language))
+                if not matched or normalize_for_match(written) in exact:
+                    continue
+                length, catalogs = _match(written, matched, len(window), language)
+                if length:
+                    start = window[0].start
+                    capitalized = any(t.capitalized or not t.cased for t in window)
+                    found.append(
+                        Span(
+                            source.alias,
+                            source.order,
+                            start,
+                            start + length,
+                            written[:length],
+                            "inflected" if len(window) > 1 else "inflected_word",
+                            len(_WORD.findall(written[:length])),
+                            weak=not capitalized,
+                            initial=window[0].sentence_initial,
+                            extent_end=window[-1].end,
+                            found_in=catalogs,
+                        )
+                    )
+    found.sort(key=lambda s: (-(s.extent - s.start), s.position))
+    kept: list[Span] = []
+    for span in found:
+        if not any(
+            k.source == span.source and k.start <= span.start and span.extent <= k.extent
+            for k in kept
+        ):
+            kept.append(span)
+    return sorted(kept, key=lambda s: s.position)
