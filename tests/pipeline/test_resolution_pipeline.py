@@ -110,6 +110,8 @@ def test_an_ungrounded_term_is_rejected_recorded_and_corrected(tmp_path: Path) -
     assert rejected["issues"][0]["code"] == ErrorCode.LLM_OUTPUT_RULES.value
     assert "does not occur in the cited quote" in rejected["issues"][0]["message"]
     assert json.loads(rejected["output_text"]) == invented
+    events = [(e["event"], e.get("attempt")) for e in package.read_events("0001")]
+    assert ("rejected", 1) in events and ("dispatched", 2) in events
     accepted = package.read_json(f"{ER}/dispatches/resolution_plan-2.json")
     assert accepted["outcome"] == "accepted"
     # the correction round carries the errors back to the model

@@ -68,7 +68,8 @@ class PackageRecorder:
             fields["codes"] = [issue.code.value for issue in record.issues]
         if record.retry_at is not None:
             fields["retry_at"] = record.retry_at.isoformat()
-        self.package.append_event(self.revision, "dispatched", **fields)
+        event = "rejected" if record.outcome == "rejected" else "dispatched"
+        self.package.append_event(self.revision, event, **fields)
         if self.items is not None:  # after the record and its event: a manifest is derived data
             manifest = self.manifest(record, self.items)
             relpath = manifest_relpath(self._relpath("dispatches", record.stage, record.attempt))
