@@ -17,7 +17,8 @@ def markdown_table(headers: list[str], rows: list[list[object]]) -> str:
 
 
 def case_preview_markdown(case_doc: dict[str, Any]) -> str:
-    """Title, timestamp and the source table of a case.json document."""
+    """Title, timestamp, the source table and a short excerpt of each readable source."""
+    sources = case_doc.get("sources", [])
     rows: list[list[object]] = [
         [
             s.get("alias"),
@@ -25,15 +26,23 @@ def case_preview_markdown(case_doc: dict[str, Any]) -> str:
             s.get("name"),
             s.get("chars"),
             "yes" if s.get("readable") else f"no ({s.get('unreadable_reason')})",
-            s.get("text") if s.get("readable") else "",
+            len(s.get("format_controls") or []),
         ]
-        for s in case_doc.get("sources", [])
+        for s in sources
     ]
     head = (
         f"**{_cell(case_doc.get('title'), 200)}**  \n"
         f"case `{case_doc.get('case_id')}` reported {case_doc.get('reported_at')}\n\n"
     )
-    return head + markdown_table(["alias", "kind", "name", "chars", "readable", "text"], rows)
+    table = markdown_table(
+        ["alias", "kind", "name", "chars", "readable", "invisible controls"], rows
+    )
+    excerpts = [
+        f"**{s.get('alias')}** ({s.get('kind')}): {_cell(s.get('text'), 300)}"
+        for s in sources
+        if s.get("readable") and s.get("text")
+    ]
+    return head + table + "\n\n" + "\n\n".join(excerpts)
 
 
 def _mentions(mentions: list[dict[str, Any]]) -> str:
