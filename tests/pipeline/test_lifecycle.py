@@ -22,6 +22,7 @@ from vba_assets.domain.model_contract import ProviderFault
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.replay import verify_revision
+from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import Workspace
 
 
@@ -78,7 +79,7 @@ def test_a_db_outage_blocks_without_losing_the_plan_and_resumes_after_retry_at(
     blocked = [e for e in package.read_events("0001") if e["event"] == "blocked"][-1]
     assert (
         blocked["code"] == "RESEARCH_UNAVAILABLE"
-        and blocked["retry_at"] == "2026-10-01T12:01:00+00:00"
+        and blocked["retry_at"] == "2026-10-01T12:01:00.000000Z"
     )
 
     clock.advance(30)  # too early: refused with the time to wait, no query made
@@ -190,16 +191,43 @@ def test_changed_catalogs_while_captures_are_unfinished_are_refused(tmp_path: Pa
 def test_accepted_artifacts_are_append_only_and_the_revision_is_frozen(tmp_path: Path) -> None:
     workspace, package = imported(tmp_path)
     project = project_config(tmp_path / "ws")
-    run(workspace, "BUG-000020", project, full_script(package.read_json("case.json")))
+    case_doc = package.read_json("case.json")
+    provider = full_script(case_doc)
+    run(workspace, "BUG-000020", project, provider, stop_after="resolution")
     before = package.read_bytes(f"{ER}/plan.json")
     with pytest.raises(StoreError) as excinfo:
         package.write_json(f"{ER}/plan.json", {"status": "accepted", "plan": {"searches": []}})
     assert excinfo.value.code is ErrorCode.ARTIFACT_CONFLICT
     assert package.read_bytes(f"{ER}/plan.json") == before
+    # a stage that still has to ask a model may only ask the provider and model the revision froze
     other_model = LlmConfig(provider="anthropic", model="claude-x", api_key_env="NOPE")
     with pytest.raises(StoreError) as frozen:
         run(workspace, "BUG-000020", project, ScriptedProvider({}), llm=other_model)
     assert frozen.value.code is ErrorCode.REVISION_FROZEN
+    assert "vba revision new" in str(frozen.value)
+    # once complete, the revision re-materializes under any config: reuse sends no request
+    first = run(workspace, "BUG-000020", project, provider)
+    idle = ScriptedProvider({})
+    again = run(workspace, "BUG-000020", project, idle, llm=other_model)
+    assert idle.calls == [] and again.dispatches_this_run == 0
+    assert [s.sha256 for s in again.stages] == [s.sha256 for s in first.stages]
+
+
+def test_a_later_revision_must_be_created_first(tmp_path: Path) -> None:
+    workspace, package = imported(tmp_path)
+    with pytest.raises(StoreError) as excinfo:
+        run_trial(
+            workspace,
+            "BUG-000020",
+            "0003",
+            project_config(tmp_path / "ws"),
+            LLM,
+            stop_after="resolution",
+            max_dispatches=6,
+            provider=ScriptedProvider({}),
+        )
+    assert excinfo.value.code is ErrorCode.REVISION_UNKNOWN
+    assert not package.exists("analysis/interpretations/0003/input.json")
 
 
 def test_a_completed_revision_replays_elsewhere_without_api_or_db(tmp_path: Path) -> None:

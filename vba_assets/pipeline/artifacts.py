@@ -16,6 +16,7 @@ from vba_assets.domain.resolution_models import (
     ResolutionContext,
     ResolutionPlanOutput,
 )
+from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.revision import RevisionEnv
 
 
@@ -43,6 +44,14 @@ def compute_candidate_index(env: RevisionEnv) -> CandidateIndex:
     if plan is None:
         raise ValueError("no accepted plan")
     captures = load_captures(env)
+    missing = [sid for sid in search_ids(plan) if sid not in captures]
+    if missing:
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"{env.package.case_id} revision {env.revision}: searches {missing} have no capture "
+            "yet; materialize resolution_captures first",
+            missing=missing,
+        )
     return build_candidate_index(plan, [captures[sid] for sid in search_ids(plan)])
 
 

@@ -20,7 +20,7 @@ from vba_assets.domain.context_manifest import (
 )
 from vba_assets.domain.model_contract import DispatchRecord
 from vba_assets.errors import VbaError
-from vba_assets.store import CasePackage
+from vba_assets.store import CasePackage, format_timestamp
 
 _RECORD_NAME = re.compile(r"^(?P<stage>[a-z_]+)-(?P<attempt>[0-9]+)\.json$")
 
@@ -67,7 +67,7 @@ class PackageRecorder:
             fields["rejected"] = rejected_ref.relpath
             fields["codes"] = [issue.code.value for issue in record.issues]
         if record.retry_at is not None:
-            fields["retry_at"] = record.retry_at.isoformat()
+            fields["retry_at"] = format_timestamp(record.retry_at)
         event = "rejected" if record.outcome == "rejected" else "dispatched"
         self.package.append_event(self.revision, event, **fields)
         if self.items is not None:  # after the record and its event: a manifest is derived data

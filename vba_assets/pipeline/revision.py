@@ -23,7 +23,7 @@ from vba_assets.domain.resolution_models import ResolutionInput
 from vba_assets.domain.schemas import SchemaDialect
 from vba_assets.errors import ErrorCode, ResearchUnavailable, StoreError, VbaError
 from vba_assets.llm_config import LlmConfig
-from vba_assets.store import CasePackage, content_hash
+from vba_assets.store import CasePackage, content_hash, format_timestamp
 
 #: New revisions freeze protocol v2 (the output schema travels in the user message).
 CURRENT_PROTOCOL_VERSION: Literal[2] = 2
@@ -90,9 +90,8 @@ def interpretation_input(env: RevisionEnv) -> InterpretationInput:
     """The frozen input of the revision, written on first use (event ``started``)."""
     relpath = f"{env.rev_dir}/input.json"
     if env.package.exists(relpath):
-        frozen = InterpretationInput.model_validate(env.package.read_json(relpath))
-        _refuse_changed_model(env, frozen)
-        return frozen
+        return InterpretationInput.model_validate(env.package.read_json(relpath))
+    _refuse_unknown_revision(env)
     case_doc = env.case_doc()
     frozen = InterpretationInput(
         case_id=env.package.case_id,
@@ -119,7 +118,32 @@ def interpretation_input(env: RevisionEnv) -> InterpretationInput:
     return frozen
 
 
-def _refuse_changed_model(env: RevisionEnv, frozen: InterpretationInput) -> None:
+def _refuse_unknown_revision(env: RevisionEnv) -> None:
+    """Only 0001 starts by itself; later revisions exist once ``vba revision new`` created them.
+
+    The revision dimension is shared by all cases, so a partition ``<case>|0003`` can exist in
+    Dagster for a case that never had a third revision: running it must not invent one.
+    """
+    if env.revision == "0001":
+        return
+    events = (
+        env.package.read_events(env.revision)
+        if env.package.exists(f"{env.rev_dir}/events.jsonl")
+        else []
+    )
+    if not any(event["event"] == "created" for event in events):
+        raise StoreError(
+            ErrorCode.REVISION_UNKNOWN,
+            f"{env.package.case_id} has no revision {env.revision}; create it with "
+            f"`vba revision new --case-id {env.package.case_id}`",
+            case_id=env.package.case_id,
+            revision=env.revision,
+        )
+
+
+def refuse_changed_model(env: RevisionEnv) -> None:
+    """A request may be sent only by the provider and model the revision froze."""
+    frozen = interpretation_input(env)
     if env.llm.provider == "replay":
         return  # replay answers from the recorded dispatches of whatever the revision froze
     current = (env.llm.provider, model_name(env.llm))
@@ -203,7 +227,7 @@ def block(env: RevisionEnv, stage: str, error: VbaError, retry_at: datetime | No
     """Record ``blocked`` with the code (and ``retry_at``) so the UI and a resume can see it."""
     fields: dict[str, object] = {"stage": stage, "code": error.code.value, "message": error.message}
     if retry_at is not None:
-        fields["retry_at"] = retry_at.isoformat()
+        fields["retry_at"] = format_timestamp(retry_at)
     env.package.append_event(env.revision, "blocked", **fields)
 
 
@@ -211,7 +235,7 @@ def block_research(env: RevisionEnv, stage: str, error: ResearchUnavailable) -> 
     """Record a DB outage with its 60 s safety delay and return the error to raise."""
     retry_at = env.clock() + RESEARCH_RETRY_DELAY
     block(env, stage, error, retry_at)
-    error.detail["retry_at"] = retry_at.isoformat()
+    error.detail["retry_at"] = format_timestamp(retry_at)
     return error
 
 
@@ -230,8 +254,8 @@ def refuse_early_resume(env: RevisionEnv, stage: str) -> None:
         raise ResearchUnavailable(
             ErrorCode.RESEARCH_UNAVAILABLE,
             f"{stage} of {env.package.case_id} revision {env.revision} is blocked by a database "
-            f"outage until {retry_at.isoformat()}; wait {wait_s:.0f} s before resuming",
-            retry_at=retry_at.isoformat(),
+            f"outage until {format_timestamp(retry_at)}; wait {wait_s:.0f} s before resuming",
+            retry_at=format_timestamp(retry_at),
             wait_s=round(wait_s, 1),
         )
     env.package.append_event(env.revision, "resumed", stage=stage, after_block=last_block["seq"])

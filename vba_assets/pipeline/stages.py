@@ -40,6 +40,7 @@ from vba_assets.pipeline.revision import (
     block_research,
     check_binding,
     interpretation_input,
+    refuse_changed_model,
     refuse_early_resume,
     resolution_input,
 )
@@ -98,6 +99,24 @@ def _disabled(env: RevisionEnv, stage: str, relpath: str | None) -> StageResult:
     return StageResult(stage, relpath, ref.sha256, not ref.created, "disabled")
 
 
+def require(env: RevisionEnv, relpath: str, stage: str, missing_stage: str) -> None:
+    """Refuse (and write nothing) when an earlier stage has not produced its artifact yet."""
+    if not env.package.exists(relpath):
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"{stage} of {env.package.case_id} revision {env.revision} needs {missing_stage} "
+            f"first ({relpath} does not exist); materialize the upstream assets",
+            case_id=env.package.case_id,
+            revision=env.revision,
+            missing=relpath,
+        )
+
+
+def resolution_enabled(env: RevisionEnv) -> bool:
+    """Decided once, by the revision's frozen interpretation input."""
+    return interpretation_input(env).entity_resolution == "enabled"
+
+
 def _existing(env: RevisionEnv, stage: str, relpath: str) -> StageResult | None:
     if not env.package.exists(relpath):
         return None
@@ -143,6 +162,7 @@ def _accept(
     fields: Callable[[Any], dict[str, Any]],
 ) -> StageResult:
     """Run a model stage through the correction loop and publish its accepted artifact."""
+    refuse_changed_model(env)  # only here: reusing accepted artifacts never needs the model
     outcome = _run_model_stage(
         env,
         provider(),
@@ -176,30 +196,38 @@ def run_plan(env: RevisionEnv, provider: Callable[[], Provider], world: WorldAcc
     existing = _existing(env, "resolution_plan", relpath)
     if existing:
         return existing
-    frozen = resolution_input(env, world.snapshot)
-    if frozen.status == "disabled":
-        return _disabled(env, "resolution_plan", relpath)
-    request, validate = plan_request(env, frozen)
-    return _accept(
-        env,
-        relpath,
-        provider,
-        request,
-        validate,
-        base_dir=env.er_dir,
-        max_invalid=frozen.max_invalid_responses,
-        exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
-        fields=lambda plan: {"search_ids": search_ids(plan), "plan": plan.model_dump(mode="json")},
-    )
+    refuse_early_resume(env, "resolution_plan")
+    try:
+        frozen = resolution_input(env, world.snapshot)
+        if frozen.status == "disabled":
+            return _disabled(env, "resolution_plan", relpath)
+        request, validate = plan_request(env, frozen)
+        return _accept(
+            env,
+            relpath,
+            provider,
+            request,
+            validate,
+            base_dir=env.er_dir,
+            max_invalid=frozen.max_invalid_responses,
+            exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
+            fields=lambda plan: {
+                "search_ids": search_ids(plan),
+                "plan": plan.model_dump(mode="json"),
+            },
+        )
+    except ResearchUnavailable as exc:  # binding the snapshot, or a provider that searches
+        raise block_research(env, "resolution_plan", exc) from None
 
 
 # --- captures -------------------------------------------------------------------------------------
 
 
 def run_captures(env: RevisionEnv, world: WorldAccess) -> StageResult:
-    frozen = resolution_input(env, world.snapshot)
-    if frozen.status == "disabled":
+    if not resolution_enabled(env):
         return _disabled(env, "resolution_captures", None)
+    require(env, f"{env.er_dir}/plan.json", "resolution_captures", "resolution_plan")
+    frozen = resolution_input(env, world.snapshot)
     plan = load_plan(env)
     if plan is None:
         return _disabled(env, "resolution_captures", None)
@@ -247,8 +275,10 @@ def run_captures(env: RevisionEnv, world: WorldAccess) -> StageResult:
 
 def run_candidate_index(env: RevisionEnv) -> StageResult:
     relpath = f"{env.er_dir}/candidates.json"
-    frozen = resolution_input(env, None) if env.package.exists(f"{env.er_dir}/input.json") else None
-    if frozen is None or frozen.status == "disabled" or load_plan(env) is None:
+    if not resolution_enabled(env):
+        return _disabled(env, "candidate_index", relpath)
+    require(env, f"{env.er_dir}/plan.json", "candidate_index", "resolution_plan")
+    if load_plan(env) is None:
         return _disabled(env, "candidate_index", relpath)
     index = compute_candidate_index(env)
     ref = env.package.write_json(relpath, index.model_dump(mode="json"))  # identical rewrite: no-op
@@ -265,8 +295,11 @@ def run_assessment(env: RevisionEnv, provider: Callable[[], Provider]) -> StageR
         if existing.status == "accepted":
             ensure_resolution_context(env)  # a crash may have come between the two writes
         return existing
+    if not resolution_enabled(env):
+        return _disabled(env, "resolution_assessment", relpath)
+    require(env, f"{env.er_dir}/candidates.json", "resolution_assessment", "candidate_index")
     frozen = resolution_input(env, None)
-    index = load_candidate_index(env) if frozen.status == "enabled" else None
+    index = load_candidate_index(env)
     plan = load_plan(env) if index is not None else None
     if index is None or plan is None:
         return _disabled(env, "resolution_assessment", relpath)

@@ -200,7 +200,10 @@ class CasePackage:
         return f"{INTERPRETATIONS_DIR}/{validate_revision(revision)}"
 
     def revisions(self) -> list[str]:
-        """Existing revision folders of this case, sorted."""
+        """Revisions of this case that have a lifecycle log (created or started), sorted.
+
+        A folder holding only a lock file (a refused attempt at an unknown revision) is not one.
+        """
         directory = self.root / INTERPRETATIONS_DIR
         if not directory.is_dir():
             return []
@@ -210,7 +213,7 @@ class CasePackage:
                 validate_revision(entry.name)
             except InputError:
                 continue
-            if entry.is_dir():
+            if entry.is_dir() and (entry / EVENTS_FILE).is_file():
                 names.append(entry.name)
         return sorted(names)
 

@@ -37,11 +37,14 @@ def test_case_ids_of_an_empty_workspace(workspace: Workspace) -> None:
 def test_revisions_and_revision_dir(package: CasePackage) -> None:
     assert package.revisions() == []
     assert package.revision_dir("0002") == "analysis/interpretations/0002"
-    package.write_json("analysis/interpretations/0002/input.json", {})
+    package.write_json("analysis/interpretations/0002/input.json", {})  # no lifecycle log yet
     package.append_event("0001", "started")
+    package.append_event("0003", "created")
     package.path("analysis/interpretations/draft").mkdir()
     package.path("analysis/interpretations/0000").mkdir()
-    assert package.revisions() == ["0001", "0002"]
+    with package.lock("0004"):  # a lock alone (a refused run) does not make a revision
+        pass
+    assert package.revisions() == ["0001", "0003"]
     for bad in ("1", "0000", "00001", "../0001"):
         with pytest.raises(InputError) as caught:
             package.revision_dir(bad)
