@@ -40,3 +40,22 @@ def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for var in _API_KEY_VARS:
         monkeypatch.delenv(var, raising=False)
     yield
+
+
+#: In CI these prerequisites are installed by .ci/run: a skip for them means a broken install.
+_CI_REQUIRED = ("chromium", "mariadbd", "VBA_TEST_PROJECT_CONFIG")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """With CI=true, a skip caused by a missing prerequisite fails instead of passing quietly."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if os.environ.get("CI") != "true" or not report.skipped:
+        return
+    reason = (
+        str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    )
+    if any(word in reason for word in _CI_REQUIRED):
+        report.outcome = "failed"
+        report.longrepr = f"CI requires this test to run, but it was skipped: {reason}"

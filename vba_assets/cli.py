@@ -96,6 +96,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from vba_assets.pipeline.replay import verify_revision
 
     package = _workspace(args).case(args.case_id)
+    package.read_bytes("case.json")  # ARTIFACT_MISSING (exit 5) for a case that is not there
     findings = package.verify()
     for finding in findings:
         print(f"{finding.kind}\t{finding.relpath}\t{finding.message}")

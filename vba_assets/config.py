@@ -54,7 +54,9 @@ class DatabaseConfig(_Strict):
             raise ValueError(
                 f"unsupported URL scheme; use sqlite:///, mysql+pymysql:// or '{EMBEDDED_DEMO_URL}'"
             )
-        if re.match(r"^[a-z+]+://[^/@]*:[^/@]*@", url):
+        if re.match(r"^[a-z+]+://[^@]*:[^@]*@", url) or re.search(
+            r"[?&](password|passwd)=", url, re.IGNORECASE
+        ):
             raise ValueError("the URL must not contain a password; set password_env instead")
         return url
 

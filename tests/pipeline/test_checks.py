@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context
 from tests.pipeline.support import (
     ER,
@@ -16,7 +18,7 @@ from tests.pipeline.support import (
 )
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.replay import replay_env
-from vba_assets.store import CasePackage, canonical_bytes
+from vba_assets.store import CasePackage, canonical_bytes, sha256_hex
 
 ALL_CHECKS = [
     checks.check_plan_grounding,
@@ -65,7 +67,21 @@ def test_an_ungrounded_plan_fails_the_grounding_check(tmp_path: Path) -> None:
     assert "does not occur in the cited quote" in outcome.problems[0]
 
 
-def test_a_capture_with_a_literal_term_in_its_sql_fails_provenance(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sql", "ok"),
+    [
+        ("SELECT a FROM t WHERE n LIKE ? ESCAPE '\\' ORDER BY n LIMIT ? OFFSET ?", True),
+        ("SELECT a\nFROM t\nWHERE n LIKE %(p)s ESCAPE '\\\\' ORDER BY n\n LIMIT %(l)s", True),
+        ("SELECT a FROM t WHERE n LIKE '%Wolf%' ESCAPE '\\' ORDER BY n LIMIT ?", False),
+        ("SELECT a FROM t WHERE n = ? ORDER BY n LIMIT ?", False),
+        ("SELECT a FROM t WHERE n LIKE ? ESCAPE '\\' ORDER BY n", False),
+    ],
+)
+def test_the_capture_sql_template_rule(sql: str, ok: bool) -> None:
+    assert (checks.capture_sql_problems(sql) == []) is ok
+
+
+def test_a_tampered_capture_fails_provenance(tmp_path: Path) -> None:
     package = completed(tmp_path)
     env = replay_env(package, "0001")
     relpath = package.list_dir(f"{ER}/captures")[0]
@@ -73,9 +89,35 @@ def test_a_capture_with_a_literal_term_in_its_sql_fails_provenance(tmp_path: Pat
     doc["result"]["sql"] = doc["result"]["sql"].replace(
         "LIKE ?", f"LIKE '%{doc['result']['term']}%'"
     )
-    overwrite(package, relpath, doc)  # now its name no longer matches its hash either
-    outcome = checks.check_capture_provenance(env)
+    overwrite(package, relpath, doc)  # its name no longer matches its hash either
+    assert not checks.check_capture_provenance(env).passed
+
+
+def test_a_candidate_index_that_does_not_recompute_fails(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    doc = package.read_json(f"{ER}/candidates.json")
+    doc["searches"][0]["candidates"].reverse()
+    doc["searches"][0]["candidates"].append(doc["searches"][0]["candidates"][0])
+    doc["searches"][0]["candidate_ids"].append("Q1-C99")
+    overwrite(package, f"{ER}/candidates.json", doc)
+    outcome = checks.check_candidate_index(replay_env(package, "0001"))
     assert not outcome.passed
+    assert "does not recompute" in outcome.problems[0]
+
+
+def test_a_selection_from_a_truncated_search_fails(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    relpath = package.list_dir(f"{ER}/captures")[0]
+    capture = package.read_json(relpath)
+    capture["result"]["truncated"] = True
+    digest = sha256_hex(canonical_bytes(capture))
+    new_relpath = f"{ER}/captures/{digest}.json"
+    package.write_json(new_relpath, capture)  # a valid content address, but a lying result
+    package.path(relpath).chmod(0o644)
+    package.path(relpath).unlink()
+    outcome = checks.check_no_truncated_selection(replay_env(package, "0001"))
+    assert not outcome.passed
+    assert "truncated" in outcome.problems[0]
 
 
 def test_a_selection_outside_the_candidates_fails_the_citation_check(tmp_path: Path) -> None:

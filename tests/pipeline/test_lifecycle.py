@@ -23,7 +23,7 @@ from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreE
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.replay import verify_revision
 from vba_assets.pipeline.trial import run_trial
-from vba_assets.store import Workspace
+from vba_assets.store import Workspace, canonical_bytes
 
 
 def full_script(case_doc: dict) -> ScriptedProvider:
@@ -255,6 +255,20 @@ def test_a_completed_revision_replays_elsewhere_without_api_or_db(tmp_path: Path
     )
     assert again.dispatches_this_run == 0
     assert [s.sha256 for s in again.stages] == [s.sha256 for s in first.stages]
+
+    # an interpretation rewritten canonically (valid, but not what the model replied) is caught
+    relpath = "analysis/interpretations/0001/interpretation.json"
+    doc = moved.read_json(relpath)
+    doc["interpretation"]["restatement"] += " Added later."
+    original_interpretation = moved.read_bytes(relpath)
+    moved.path(relpath).chmod(0o644)
+    moved.path(relpath).write_bytes(canonical_bytes(doc))
+    rewritten = verify_revision(moved, "0001")
+    assert any("differs from the reply" in p for p in rewritten.problems), rewritten.problems
+    moved.path(relpath).write_bytes(original_interpretation)
+    assert verify_revision(moved, "0001").ok
+    missing = verify_revision(moved, "0009")
+    assert not missing.ok and "nothing to verify" in missing.problems[0]
 
     # tampering is caught: a rewritten capture no longer matches its content address
     path = next(

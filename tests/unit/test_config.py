@@ -58,6 +58,14 @@ def test_embedded_default_uses_the_demo_db(tmp_path: Path) -> None:
     [
         (BASE.replace("sqlite:///world.sqlite", "mysql+pymysql://u:secret@h/db"), "database.url"),
         (BASE.replace("sqlite:///world.sqlite", "postgresql://h/db"), "database.url"),
+        (
+            BASE.replace("sqlite:///world.sqlite", "mysql+pymysql://u@h/db?password=secret"),
+            "database.url",
+        ),
+        (
+            BASE.replace("sqlite:///world.sqlite", "mysql+pymysql://u:pa/secret@h/db"),
+            "database.url",
+        ),
         (BASE.replace('["creature_template"]', "[]"), "database.allowlist"),
         (BASE.replace('["creature_template"]', '["bad name"]'), "database.allowlist"),
         (BASE + "\nsurprise = 1\n", "database.surprise"),

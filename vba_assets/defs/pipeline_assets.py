@@ -9,6 +9,7 @@ exhausted corrections) fails its step with the code in the failure metadata; not
 from collections.abc import Callable, Sequence
 
 import dagster as dg
+from pydantic import ValidationError
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.case_asset import case
@@ -16,6 +17,7 @@ from vba_assets.defs.failures import as_dagster_failure
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
 from vba_assets.defs.stage_previews import stage_preview
 from vba_assets.domain.model_contract import Provider
+from vba_assets.errors import VbaError
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.checks import CheckOutcome
 from vba_assets.pipeline.providers import provider_factory
@@ -101,6 +103,14 @@ CheckFn = Callable[[RevisionEnv], CheckOutcome]
 StageFn = Callable[[RevisionEnv, WorldAccess, Callable[[], Provider]], StageResult]
 
 
+def evaluate_safely(evaluate: CheckFn, env: RevisionEnv) -> CheckOutcome:
+    """A check that cannot even read its inputs (tampered or corrupt artifacts) has failed."""
+    try:
+        return evaluate(env)
+    except (VbaError, ValidationError, ValueError, KeyError) as exc:
+        return CheckOutcome.of([f"the check could not evaluate: {type(exc).__name__}: {exc}"])
+
+
 def stage_asset(
     name: str,
     *,
@@ -131,8 +141,8 @@ def stage_asset(
         env, world, provider = _runtime(context, project, llm, world_db)
         with as_dagster_failure(), env.package.lock(env.revision):
             stage = run(env, world, provider)
-            outcomes = [(check, evaluate(env)) for check, _, evaluate in checks]
-        return _result(env, stage, outcomes)
+            outcomes = [(check, evaluate_safely(evaluate, env)) for check, _, evaluate in checks]
+            return _result(env, stage, outcomes)
 
     return _stage
 

@@ -1,12 +1,18 @@
 """Readable markdown previews for the Dagster UI. Pure formatting, no Dagster import."""
 
+import re
 from typing import Any
+
+#: Characters that would turn report text into markdown (links, images, emphasis, HTML, code).
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
 
 def _cell(text: object, width: int = 80) -> str:
+    """Report text as inert markdown: one line, escaped, shortened."""
     value = "" if text is None else str(text)
-    value = value.replace("\n", " ").replace("|", "\\|")
-    return value if len(value) <= width else value[: width - 1] + "…"
+    value = value.replace("\r", " ").replace("\n", " ")
+    value = value if len(value) <= width else value[: width - 1] + "…"
+    return _MARKDOWN.sub(r"\\\1", value)
 
 
 def markdown_table(headers: list[str], rows: list[list[object]]) -> str:

@@ -21,20 +21,22 @@ from vba_assets.store import Workspace
 FIRST_REVISION = "0001"
 
 
-def pending_partitions(workspace: Workspace) -> list[tuple[str, str]]:
-    """``(case, revision)`` pairs that exist in the workspace but were never started.
+def workspace_partitions(workspace: Workspace) -> list[tuple[str, str, bool]]:
+    """``(case, revision, started)`` for every fully imported case of the workspace.
 
-    A newly imported case has no revision folder yet: its first revision is ``0001``. A revision
-    created with ``vba revision new`` has a folder but no frozen ``input.json`` until it runs.
+    A case counts once its ``package.json`` exists (import writes it last). A newly imported case
+    has no revision yet: its first revision is ``0001``. A revision created with
+    ``vba revision new`` is not started until its frozen ``input.json`` exists.
     """
-    pairs = []
+    partitions = []
     for case_id in workspace.case_ids():
         package = workspace.case(case_id)
-        revisions = package.revisions() or [FIRST_REVISION]
-        for revision in revisions:
-            if not package.exists(f"{package.revision_dir(revision)}/input.json"):
-                pairs.append((case_id, revision))
-    return pairs
+        if not package.exists("package.json"):
+            continue  # an import in progress, or one that crashed before finishing
+        for revision in package.revisions() or [FIRST_REVISION]:
+            started = package.exists(f"{package.revision_dir(revision)}/input.json")
+            partitions.append((case_id, revision, started))
+    return partitions
 
 
 def _fingerprint(rejection: InboxRejection) -> str:
@@ -70,15 +72,17 @@ def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition
                 context.log.info(str(outcome))
         known_cases = set(context.instance.get_dynamic_partitions(CASE_DIMENSION))
         known_revisions = set(context.instance.get_dynamic_partitions(REVISION_DIMENSION))
-        pending = pending_partitions(workspace)
+        partitions = workspace_partitions(workspace)
         return dg.SensorResult(
+            # every case and revision of the workspace is visible, also with a fresh DAGSTER_HOME
             dynamic_partitions_requests=registration_requests(
-                [c for c, _ in pending if c not in known_cases],
-                [r for _, r in pending if r not in known_revisions],
+                [c for c, _, _ in partitions if c not in known_cases],
+                [r for _, r, _ in partitions if r not in known_revisions],
             ),
             run_requests=[
                 dg.RunRequest(run_key=f"start:{c}|{r}", partition_key=partition_key(c, r))
-                for c, r in pending
+                for c, r, started in partitions
+                if not started
             ],
             cursor=json.dumps(sorted(rejections)),
         )

@@ -33,6 +33,13 @@ _CAPTURE_SQL = re.compile(
 _ESCAPE_CLAUSE = re.compile(r"ESCAPE\s+'\\{1,2}'")
 
 
+def capture_sql_problems(sql: str) -> list[str]:
+    """A capture's SQL must be the parameterized contains search, with no literal but the escape."""
+    if not _CAPTURE_SQL.match(sql) or "'" in _ESCAPE_CLAUSE.sub("", sql):
+        return ["SQL is not the parameterized contains-search template"]
+    return []
+
+
 @dataclass
 class CheckOutcome:
     passed: bool
@@ -83,8 +90,7 @@ def check_capture_provenance(env: RevisionEnv) -> CheckOutcome:
             problems.append(f"{where}: the capture's search differs from the accepted plan")
         if result.term != search.term or result.catalog != search.catalog:
             problems.append(f"{where}: term/catalog differ from the plan")
-        if not _CAPTURE_SQL.match(result.sql) or "'" in _ESCAPE_CLAUSE.sub("", result.sql):
-            problems.append(f"{where}: SQL is not the parameterized contains-search template")
+        problems += [f"{where}: {problem}" for problem in capture_sql_problems(result.sql)]
         if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
             problems.append(f"{where}: snapshot binding differs from the frozen input")
         if result.row_limit != frozen.max_candidates:

@@ -6,9 +6,12 @@ dispatch record, every accepted reply re-validated by the stage's validator, and
 and the F/N/D context recomputed from the captures.
 """
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.model_call import DispatchBudget
@@ -73,12 +76,26 @@ def _check_stage(
     result = validate(artifact_output)
     if isinstance(result, list) and result:
         report.problems.append(f"{stage}: the accepted reply no longer validates: {result[0]}")
-    report.checked.append(f"{stage}: request rebuilt, reply re-validated")
+    recorded = validate(json.loads(record.output_text)) if record.output_text else None
+    if isinstance(recorded, BaseModel):
+        if recorded.model_dump(mode="json") != artifact_output:
+            report.problems.append(
+                f"{stage}: the artifact differs from the reply its accepted dispatch recorded"
+            )
+    else:
+        report.problems.append(f"{stage}: the accepted dispatch's reply does not validate")
+    report.checked.append(
+        f"{stage}: request rebuilt, reply re-validated, artifact = recorded reply"
+    )
 
 
 def verify_revision(package: CasePackage, revision: str) -> ReplayReport:
     """Everything verifiable about one revision; problems are reported, never raised."""
     report = ReplayReport(package.case_id, revision)
+    for required in ("case.json", f"{package.revision_dir(revision)}/input.json"):
+        if not package.exists(required):
+            report.problems.append(f"nothing to verify: {required} does not exist")
+            return report
     report.problems += [
         f"{f.kind}: {f.relpath}: {f.message}" for f in package.verify() if f.is_error
     ]
