@@ -73,6 +73,9 @@ def create_mysql_engine(database: DatabaseConfig) -> Engine:
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
+            # The LIKE escape clause is written as '\\': a server default of
+            # NO_BACKSLASH_ESCAPES would change its meaning, so this session never uses it.
+            cursor.execute("SET SESSION sql_mode = REPLACE(@@sql_mode, 'NO_BACKSLASH_ESCAPES', '')")
             if "mariadb" in server.lower():
                 cursor.execute("SET SESSION max_statement_time = %s", (statement_timeout_s,))
             else:

@@ -72,7 +72,7 @@ class Workspace:
         return sorted(
             entry.name
             for entry in self.cases_dir.iterdir()
-            if entry.is_dir() and CASE_ID_PATTERN.match(entry.name)
+            if entry.is_dir() and CASE_ID_PATTERN.fullmatch(entry.name)
         )
 
 
