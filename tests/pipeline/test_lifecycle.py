@@ -146,6 +146,8 @@ def test_a_long_retry_after_ends_the_invocation_with_a_persisted_retry_at(tmp_pa
     clock.advance(601)
     run(workspace, "BUG-000020", project, provider, stop_after="resolution", clock=clock)
     assert package.exists(f"{ER}/assessment.json")
+    resumed = [e for e in package.read_events("0001") if e["event"] == "resumed"]
+    assert [e["stage"] for e in resumed] == ["resolution_plan"]
 
 
 def test_changed_catalogs_while_captures_are_unfinished_are_refused(tmp_path: Path) -> None:

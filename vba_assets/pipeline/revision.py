@@ -21,7 +21,7 @@ from vba_assets.domain.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.research import SnapshotBinding
 from vba_assets.domain.resolution_models import ResolutionInput
 from vba_assets.domain.schemas import SchemaDialect
-from vba_assets.errors import ErrorCode, ResearchUnavailable, StoreError, VbaError
+from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError, VbaError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.store import CasePackage, content_hash, format_timestamp
 
@@ -239,22 +239,33 @@ def block_research(env: RevisionEnv, stage: str, error: ResearchUnavailable) -> 
     return error
 
 
+#: Blocks that carry a ``retry_at``: how each is refused when resumed too early.
+_TIMED_BLOCKS: dict[str, tuple[type[VbaError], str]] = {
+    ErrorCode.RESEARCH_UNAVAILABLE.value: (ResearchUnavailable, "a database outage"),
+    ErrorCode.LLM_PROVIDER_RETRY_PENDING.value: (ModelError, "a provider retry"),
+}
+
+
 def refuse_early_resume(env: RevisionEnv, stage: str) -> None:
-    """A resume before the recorded ``retry_at`` of a DB outage is refused with the time to wait."""
+    """A resume before a block's recorded ``retry_at`` is refused with the time to wait.
+
+    After it, the resume is recorded (event ``resumed``) and the stage continues.
+    """
     events = env.package.read_events(env.revision)
     blocks = [e for e in events if e["event"] == "blocked" and e.get("stage") == stage]
-    if not blocks or blocks[-1].get("code") != ErrorCode.RESEARCH_UNAVAILABLE.value:
+    if not blocks or blocks[-1].get("code") not in _TIMED_BLOCKS or "retry_at" not in blocks[-1]:
         return
     last_block = blocks[-1]
     if any(e["event"] == "resumed" and e["seq"] > last_block["seq"] for e in events):
         return
+    error_type, cause = _TIMED_BLOCKS[last_block["code"]]
     retry_at = datetime.fromisoformat(last_block["retry_at"])
     wait_s = (retry_at - env.clock()).total_seconds()
     if wait_s > 0:
-        raise ResearchUnavailable(
-            ErrorCode.RESEARCH_UNAVAILABLE,
-            f"{stage} of {env.package.case_id} revision {env.revision} is blocked by a database "
-            f"outage until {format_timestamp(retry_at)}; wait {wait_s:.0f} s before resuming",
+        raise error_type(
+            ErrorCode(last_block["code"]),
+            f"{stage} of {env.package.case_id} revision {env.revision} is blocked by {cause} "
+            f"until {format_timestamp(retry_at)}; wait {wait_s:.0f} s before resuming",
             retry_at=format_timestamp(retry_at),
             wait_s=round(wait_s, 1),
         )

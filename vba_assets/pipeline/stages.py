@@ -163,6 +163,7 @@ def _accept(
 ) -> StageResult:
     """Run a model stage through the correction loop and publish its accepted artifact."""
     refuse_changed_model(env)  # only here: reusing accepted artifacts never needs the model
+    refuse_early_resume(env, request.stage)  # a pending provider retry keeps its retry_at
     outcome = _run_model_stage(
         env,
         provider(),
