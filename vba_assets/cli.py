@@ -136,14 +136,9 @@ def cmd_trial_run(args: argparse.Namespace) -> int:
 
 
 def cmd_revision_new(args: argparse.Namespace) -> int:
-    from vba_assets.domain.ids import format_revision
-
     package = _workspace(args).case(args.case_id)
     package.read_bytes("case.json")  # the case must have been imported
-    existing = package.revisions()
-    revision = format_revision(int(existing[-1]) + 1 if existing else 1)
-    package.append_event(revision, "created", reason=args.reason or "vba revision new")
-    print(revision)
+    print(package.new_revision(args.reason or "vba revision new"))
     return 0
 
 

@@ -18,7 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.ids import CASE_ID_PATTERN, validate_case_id, validate_revision
+from vba_assets.domain.ids import (
+    CASE_ID_PATTERN,
+    format_revision,
+    validate_case_id,
+    validate_revision,
+)
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
 from vba_assets.store.atomic import publish_bytes
@@ -243,6 +248,22 @@ class CasePackage:
         held = acquire_revision_lock(revision_path / LOCK_FILE, self.case_id, revision, self.clock)
         try:
             yield held
+        finally:
+            held.release()
+
+    def new_revision(self, reason: str) -> str:
+        """Create the next revision of this case (event ``created``) and return its number.
+
+        Numbering holds a case-level lock, so two concurrent calls never get the same number
+        (the second fails fast with ``REVISION_LOCKED``).
+        """
+        lock_path = self.root / INTERPRETATIONS_DIR / LOCK_FILE
+        held = acquire_revision_lock(lock_path, self.case_id, "<numbering>", self.clock)
+        try:
+            existing = self.revisions()
+            revision = format_revision(int(existing[-1]) + 1 if existing else 1)
+            self.append_event(revision, "created", reason=reason)
+            return revision
         finally:
             held.release()
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from vba_assets.errors import ErrorCode, InputError
+from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import CasePackage, Workspace
 
 
@@ -72,3 +72,21 @@ def test_list_dir_lists_files_sorted_without_hidden_or_folders(package: CasePack
         "analysis/interpretations/0001/dispatches/c.txt",
         "analysis/interpretations/0001/dispatches/sub/inner.json",
     ]
+
+
+def test_new_revision_numbers_under_a_case_lock(package: CasePackage) -> None:
+    assert package.new_revision("first") == "0001"
+    assert package.new_revision("second") == "0002"
+    assert [e["event"] for e in package.read_events("0002")] == ["created"]
+    assert [f for f in package.verify() if f.is_error] == []
+    lock_path = package.root / "analysis/interpretations/.lock"
+    from vba_assets.store.lock import acquire_revision_lock
+
+    held = acquire_revision_lock(lock_path, package.case_id, "<numbering>", package.clock)
+    try:
+        with pytest.raises(StoreError) as excinfo:
+            package.new_revision("concurrent")
+        assert excinfo.value.code is ErrorCode.REVISION_LOCKED
+    finally:
+        held.release()
+    assert package.new_revision("third") == "0003"
