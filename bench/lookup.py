@@ -31,6 +31,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from common import percentiles  # bench/common.py (scripts run as `python bench/x.py`)
+
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
 from vba_assets.domain.lookup import lookup
@@ -59,19 +61,6 @@ QUERIES: list[tuple[str, str]] = [
 ]
 
 SQLITE_CONTAINS_P50_TARGET_MS = 20.0
-
-
-def percentiles(samples: Sequence[float]) -> dict[str, float | int]:
-    """n, p50, p95 (nearest rank), max and mean of ``samples`` in milliseconds."""
-    ordered = sorted(samples)
-    rank95 = max(0, min(len(ordered) - 1, round(0.95 * len(ordered) + 0.5) - 1))
-    return {
-        "n": len(ordered),
-        "p50_ms": round(statistics.median(ordered), 3),
-        "p95_ms": round(ordered[rank95], 3),
-        "max_ms": round(ordered[-1], 3),
-        "mean_ms": round(statistics.fmean(ordered), 3),
-    }
 
 
 def timed(call: Callable[[], Any]) -> tuple[float, Any]:
