@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +35,8 @@ from vba_assets.domain.stage_requests import assessment_stage_context, plan_stag
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
-from vba_assets.worlddata.build import ensure_demo_database
 
 CATALOGS = embedded_project_config("unused").catalogs
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorldDatabase]:
-    ensure_demo_database()
-    database = WorldDatabase.from_config(embedded_project_config(tmp_path_factory.mktemp("ws")))
-    yield database
-    database.close()
 
 
 @pytest.fixture(scope="module")

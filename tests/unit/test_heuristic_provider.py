@@ -2,7 +2,7 @@
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,18 +59,9 @@ from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
-from vba_assets.worlddata.build import ensure_demo_database
 
 CATALOGS = embedded_project_config("unused").catalogs
 PARAMS = RequestParams(model=HEURISTIC_MODEL, max_tokens=8192)
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorldDatabase]:
-    ensure_demo_database()
-    database = WorldDatabase.from_config(embedded_project_config(tmp_path_factory.mktemp("ws")))
-    yield database
-    database.close()
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,11 @@
 """Candidate spans and catalog-name spans of the heuristic planner: offsets, skips, format controls."""
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from resources.world_db import WorldDatabase
-from vba_assets.config import embedded_project_config
 from vba_assets.domain.heuristics.gazetteer import (
     GAZETTEER_ROW_LIMIT,
     MAX_GAZETTEER_SEARCHES,
@@ -36,7 +34,6 @@ from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace
-from vba_assets.worlddata.build import ensure_demo_database
 
 CATALOGS = [
     CatalogView(name="creature_name", entity_type="creature", kind="name"),
@@ -185,14 +182,6 @@ class RecordingSearch:
 
     def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
         return self.database.fetch_by_identity(catalog, identity)
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorldDatabase]:
-    ensure_demo_database()
-    database = WorldDatabase.from_config(embedded_project_config(tmp_path_factory.mktemp("ws")))
-    yield database
-    database.close()
 
 
 @pytest.fixture(scope="module")
