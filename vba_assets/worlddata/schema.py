@@ -111,23 +111,21 @@ creature_template_locale = Table(
     **_COMPOSITE_KEY_OPTIONS,
 )
 
-creature_queststarter = Table(
-    "creature_queststarter",
-    metadata,
-    _uint("id", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
-    _uint("quest", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
-    comment="Creature System",
-    **_COMPOSITE_KEY_OPTIONS,
-)
 
-creature_questender = Table(
-    "creature_questender",
-    metadata,
-    _uint("id", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
-    _uint("quest", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
-    comment="Creature System",
-    **_COMPOSITE_KEY_OPTIONS,
-)
+def _quest_relation(name: str) -> Table:
+    """``creature_queststarter`` / ``creature_questender``: identical AzerothCore shapes."""
+    return Table(
+        name,
+        metadata,
+        _uint("id", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+        _uint("quest", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+        comment="Creature System",
+        **_COMPOSITE_KEY_OPTIONS,
+    )
+
+
+creature_queststarter = _quest_relation("creature_queststarter")
+creature_questender = _quest_relation("creature_questender")
 
 creature_spawn_markers = Table(
     "creature_spawn_markers",
