@@ -70,7 +70,7 @@ from dagster_overhead import (
 )
 
 from vba_assets.defs.partitions import case_revision_partitions
-from vba_assets.domain.model_call import DispatchBudget
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.samples import sample_report_paths

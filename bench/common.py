@@ -44,7 +44,7 @@ from typing import Any
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import DEMO_ALLOWLIST, DEMO_CATALOGS, ProjectConfig, load_project_config
-from vba_assets.domain.research import SearchResult
+from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.trial import run_trial

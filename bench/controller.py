@@ -64,8 +64,8 @@ from common import (
 from resources.llm.replay import ReplayProvider
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.intake import import_report
 from vba_assets.pipeline import checks, trial
 from vba_assets.pipeline.providers import recorded_dispatches

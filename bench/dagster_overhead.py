@@ -77,8 +77,8 @@ from vba_assets.defs.partitions import (
     case_revision_partitions,
 )
 from vba_assets.defs.pipeline_assets import PIPELINE_ASSETS
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.research import SearchResult
+from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.intake import import_report
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.store import Workspace

@@ -12,7 +12,7 @@ reflects the schema, is reported as ``first_call_ms``):
 * ``contains_search_name``: one ``contains_search`` on the ``kind = "name"`` catalog (the target:
   p50 under 20 ms on SQLite);
 * ``contains_search_localized``: the same on the first localized catalog, for comparison;
-* ``lookup``: a full :func:`~vba_assets.domain.lookup.lookup` (query searches on every catalog of
+* ``lookup``: a full :func:`~vba_assets.domain.catalog.lookup.lookup` (query searches on every catalog of
   the entity type, probes on a miss, fetches by identity on a success), with a per-query breakdown.
 
 Nothing here asserts: numbers are printed, never judged by a test.
@@ -35,7 +35,7 @@ from common import percentiles  # bench/common.py (scripts run as `python bench/
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
-from vba_assets.domain.lookup import lookup
+from vba_assets.domain.catalog.lookup import lookup
 
 #: (query, kind). Kinds: real name, partial name, misspelling, localized name.
 QUERIES: list[tuple[str, str]] = [

@@ -13,8 +13,8 @@ from pydantic import PrivateAttr
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, load_project_config
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.research import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.llm_config import LlmConfig, load_llm_config
 from vba_assets.store import Workspace
 

@@ -58,7 +58,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_lookup(args: argparse.Namespace) -> int:
     from resources.world_db import WorldDatabase
-    from vba_assets.domain.lookup import lookup, render_lookup
+    from vba_assets.domain.catalog.lookup import lookup
+    from vba_assets.domain.catalog.lookup_result import render_lookup
 
     config = _project(args)
     database = WorldDatabase.from_config(config)

@@ -15,18 +15,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from vba_assets.domain.context_manifest import (
-    LIFECYCLES,
+from vba_assets.domain.case.ids import validate_revision
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.prompting.items import LIFECYCLES, ContextItem
+from vba_assets.domain.prompting.manifest import (
     TOKEN_ESTIMATOR,
-    ContextItem,
     ContextManifest,
     estimate_tokens,
     manifest_relpath,
 )
-from vba_assets.domain.ids import validate_revision
-from vba_assets.domain.model_contract import DispatchRecord
-from vba_assets.domain.prompts import load_prompt_set
-from vba_assets.domain.stage_requests import request_items_for
+from vba_assets.domain.prompting.prompts import load_prompt_set
+from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.errors import ErrorCode, InputError, StoreError, VbaError
 from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
 from vba_assets.pipeline.recorder import PackageRecorder

@@ -2,8 +2,8 @@
 
 A report is either a JSON file or a folder holding ``report.json``; attachment files are named
 relative to the report's folder and must stay inside it (symlinks are resolved). The import reads
-everything, admits it (:mod:`vba_assets.domain.report`), builds the case
-(:mod:`vba_assets.domain.case_builder`) and only then writes, in this order:
+everything, admits it (:mod:`vba_assets.domain.case.report`), builds the case
+(:mod:`vba_assets.domain.case.builder`) and only then writes, in this order:
 
 1. ``report/<file name>`` and ``report/<attachment path>``: the raw bytes, never changed;
 2. ``case.json``: the canonical CaseBuilder output;
@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.case_builder import Case, build_case
-from vba_assets.domain.ids import default_package_id, validate_package_id
-from vba_assets.domain.report import (
+from vba_assets.domain.case.builder import Case, build_case
+from vba_assets.domain.case.ids import default_package_id, validate_package_id
+from vba_assets.domain.case.report import (
     MAX_REPORT_JSON_BYTES,
     MAX_TOTAL_BYTES,
     ReportDocument,
     admit,
     parse_report_json,
 )
-from vba_assets.domain.text import reject, validate_relative_path
+from vba_assets.domain.case.text import reject, validate_relative_path
 from vba_assets.errors import ErrorCode, InputError, VbaError
 from vba_assets.store import CasePackage, Workspace, canonical_bytes, sha256_hex
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from vba_assets.config import read_toml
-from vba_assets.domain.model_call import RetryPolicy
+from vba_assets.domain.llm.policy import RetryPolicy
 from vba_assets.errors import ConfigError, ErrorCode
 
 #: Every provider name a config may select. ``resources.llm.PROVIDER_FACTORIES`` maps the names to

@@ -1,7 +1,7 @@
 """The model providers (ARCHITECTURE 8) and the registry that builds one from an LLM config.
 
 ``PROVIDER_FACTORIES`` is the one extension point: a provider is a class with ``name``,
-``wire_request`` and ``send`` (:class:`~vba_assets.domain.model_contract.Provider`) plus a factory
+``wire_request`` and ``send`` (:class:`~vba_assets.domain.llm.contract.Provider`) plus a factory
 ``(LlmConfig, ProviderOptions) -> Provider``. Adding one (e.g. the deterministic ``heuristic``
 provider, which answers from ``request.stage`` and ``request.stage_context``) is one entry here;
 the correction loop does not change.
@@ -12,7 +12,7 @@ from resources.llm.base import ProviderFactory, ProviderOptions
 from resources.llm.heuristic import HeuristicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
 from resources.llm.replay import ReplayProvider
-from vba_assets.domain.model_contract import Provider
+from vba_assets.domain.llm.contract import Provider
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
 

@@ -1,8 +1,8 @@
 """Shared plumbing of the HTTP providers: fault classification, ``retry-after``, keys, redaction.
 
-Providers map one provider-neutral :class:`~vba_assets.domain.model_contract.ModelRequest` to one
+Providers map one provider-neutral :class:`~vba_assets.domain.llm.contract.ModelRequest` to one
 HTTP request and the response back to a
-:class:`~vba_assets.domain.model_contract.ProviderReply`. Everything a provider hands back
+:class:`~vba_assets.domain.llm.contract.ProviderReply`. Everything a provider hands back
 (bodies, messages, error text) has its API key redacted first, so no record, log line or exception
 can carry it.
 
@@ -23,7 +23,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.catalog.world import CatalogSearch
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     DispatchRecord,
     Finish,
@@ -33,7 +34,6 @@ from vba_assets.domain.model_contract import (
     ProviderReply,
     TokenUsage,
 )
-from vba_assets.domain.research import CatalogSearch
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
 
@@ -224,7 +224,7 @@ class ReplyContent:
 class HttpProvider(ABC):
     """One HTTP model API. :meth:`send` is exactly one request; subclasses map the messages.
 
-    Implements :class:`~vba_assets.domain.model_contract.Provider`. Only the subclass's client
+    Implements :class:`~vba_assets.domain.llm.contract.Provider`. Only the subclass's client
     sends the API key; this class keeps it solely to redact it from everything handed back.
     """
 

@@ -10,7 +10,7 @@ It answers from ``request.stage`` and the structured ``request.stage_context`` a
 prompt text (:mod:`vba_assets.domain.heuristics`):
 
 * ``resolution_plan``: :func:`~vba_assets.domain.heuristics.planning.plan_searches`, with a
-  gazetteer pass through the injected read-only :class:`~vba_assets.domain.research.CatalogSearch`
+  gazetteer pass through the injected read-only :class:`~vba_assets.domain.catalog.world.CatalogSearch`
   (skipped when none is given: the plan then rests on capitalization and phrase cues only);
 * ``resolution_assessment``:
   :func:`~vba_assets.domain.heuristics.assessment.assess_searches`;
@@ -34,18 +34,18 @@ from pydantic import BaseModel, ValidationError
 
 from resources.llm.base import ProviderOptions
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
 from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.heuristics.interpretation import interpret_case
 from vba_assets.domain.heuristics.planning import plan_searches
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     ModelRequest,
     ProviderFault,
     ProviderReply,
     TokenUsage,
 )
-from vba_assets.domain.research import CatalogRow, CatalogSearch, SearchResult
-from vba_assets.domain.stage_context import (
+from vba_assets.domain.prompting.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
     PlanStageContext,

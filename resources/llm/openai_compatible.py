@@ -26,7 +26,7 @@ from resources.llm.base import (
     timeout_fault,
     transport_fault,
 )
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     Finish,
     ModelRequest,

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from resources.llm.base import ProviderOptions
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     DispatchRecord,
     ModelRequest,

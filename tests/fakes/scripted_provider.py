@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     ModelRequest,
     ProviderFault,

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ModelRequest,
     ValidationIssue,
     build_request,

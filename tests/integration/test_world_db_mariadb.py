@@ -1,4 +1,4 @@
-"""The read-only world database on MariaDB (resources/world_db.py), against real servers.
+"""The read-only world database on MariaDB (resources/world_db/database.py), against real servers.
 
 Two kinds of server:
 

@@ -18,7 +18,7 @@ from tests.pipeline.support import (
     project_config,
     run,
 )
-from vba_assets.domain.model_contract import ProviderFault
+from vba_assets.domain.llm.contract import ProviderFault
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.replay import verify_revision

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from vba_assets.domain.report import (
+from vba_assets.domain.case.report import (
     MAX_ATTACHMENT_TEXT_CHARS,
-    MAX_ATTACHMENTS,
     MAX_BODY_CHARS,
     MAX_REPORT_JSON_BYTES,
     MAX_TITLE_CHARS,
     MAX_TOTAL_BYTES,
     admit_report,
 )
+from vba_assets.domain.case.report_fields import MAX_ATTACHMENTS
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import import_report
 from vba_assets.store import Workspace

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from vba_assets.domain.case_builder import Case, build_case
-from vba_assets.domain.report import admit_report, parse_reported_at
-from vba_assets.domain.text import find_format_controls, span_has_format_control
+from vba_assets.domain.case.builder import Case, build_case
+from vba_assets.domain.case.report import admit_report
+from vba_assets.domain.case.report_fields import parse_reported_at
+from vba_assets.domain.case.text import find_format_controls, span_has_format_control
 from vba_assets.store import canonical_bytes
 
 BASE: dict[str, Any] = {

@@ -35,22 +35,17 @@ from tests.pipeline.support import (
 from tests.unit.test_stage_requests import all_requests
 from vba_assets.context_show import revision_manifests, show_context
 from vba_assets.defs.stage_previews import stage_preview
-from vba_assets.domain.context_manifest import (
-    ContextItem,
-    ContextManifest,
-    Lifecycle,
-    context_manifest,
-    message_slot,
-)
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     DispatchRecord,
     ModelRequest,
     canonical_json,
 )
-from vba_assets.domain.prompts import load_prompt_set, read_lock
-from vba_assets.domain.stage_requests import request_items_for
+from vba_assets.domain.llm.policy import DispatchBudget
+from vba_assets.domain.prompting.items import ContextItem, Lifecycle, message_slot
+from vba_assets.domain.prompting.manifest import ContextManifest, context_manifest
+from vba_assets.domain.prompting.prompts import load_prompt_set, read_lock
+from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.errors import ErrorCode, InputError, ModelError, StoreError
 from vba_assets.pipeline.replay import verify_revision
 from vba_assets.pipeline.revision import RevisionEnv

@@ -9,6 +9,7 @@ import pytest
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
+from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.heuristics.assessment import (
     MAX_EVIDENCE_CHARS,
     assess_searches,
@@ -17,9 +18,13 @@ from vba_assets.domain.heuristics.assessment import (
     is_helper,
 )
 from vba_assets.domain.heuristics.planning import plan_searches
-from vba_assets.domain.matching import MatchTier
-from vba_assets.domain.resolution_context import build_candidate_index, search_ids
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.prompting.stage_context import (
+    CandidateView,
+    assessment_stage_context,
+    plan_stage_context,
+)
+from vba_assets.domain.resolution.context import build_candidate_index, search_ids
+from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     MentionCitation,
@@ -29,9 +34,7 @@ from vba_assets.domain.resolution_models import (
     SearchAssessmentOutput,
     SearchRole,
 )
-from vba_assets.domain.resolution_rules import readable_sources, validate_assessment, validate_plan
-from vba_assets.domain.stage_context import CandidateView
-from vba_assets.domain.stage_requests import assessment_stage_context, plan_stage_context
+from vba_assets.domain.resolution.rules import readable_sources, validate_assessment, validate_plan
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

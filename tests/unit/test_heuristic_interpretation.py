@@ -14,20 +14,20 @@ from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.heuristics.categories import categorize
 from vba_assets.domain.heuristics.interpretation import interpret_case
 from vba_assets.domain.heuristics.planning import plan_searches
-from vba_assets.domain.interpretation_models import InterpretationOutput
-from vba_assets.domain.interpretation_rules import causal_phrases, validate_interpretation
-from vba_assets.domain.resolution_context import (
-    build_candidate_index,
-    build_resolution_context,
-    search_ids,
-)
-from vba_assets.domain.resolution_models import CaptureArtifact, ResolutionContext
-from vba_assets.domain.stage_context import InterpretationStageContext
-from vba_assets.domain.stage_requests import (
+from vba_assets.domain.interpretation.models import InterpretationOutput
+from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
+from vba_assets.domain.prompting.stage_context import (
+    InterpretationStageContext,
     assessment_stage_context,
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.resolution.context import (
+    build_candidate_index,
+    build_resolution_context,
+    search_ids,
+)
+from vba_assets.domain.resolution.models import CaptureArtifact, ResolutionContext
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

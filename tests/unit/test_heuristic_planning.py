@@ -9,12 +9,12 @@ import pytest
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import CatalogConfig, embedded_project_config
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult
 from vba_assets.domain.heuristics.planning import MAX_MENTIONS, plan_searches
-from vba_assets.domain.research import CatalogRow, SearchResult
-from vba_assets.domain.resolution_models import ProposedSearch, ResolutionPlanOutput
-from vba_assets.domain.resolution_rules import readable_sources, validate_plan
-from vba_assets.domain.stage_requests import plan_stage_context
-from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.prompting.stage_context import plan_stage_context
+from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
+from vba_assets.domain.resolution.rules import readable_sources, validate_plan
 from vba_assets.errors import ErrorCode, ResearchUnavailable
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path

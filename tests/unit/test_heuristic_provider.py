@@ -17,42 +17,39 @@ from resources.llm.heuristic import (
 )
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.interpretation_rules import interpretation_validator
-from vba_assets.domain.model_call import (
-    DispatchBudget,
-    InMemoryRecorder,
-    StageOutcome,
-    StagePolicy,
-    run_stage,
-)
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
+from vba_assets.domain.interpretation.rules import interpretation_validator
+from vba_assets.domain.llm.call import run_stage
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     ModelRequest,
     Provider,
     ProviderFault,
 )
-from vba_assets.domain.prompts import CURRENT_PROMPT_VERSION, load_prompt_set
-from vba_assets.domain.research import CatalogRow, CatalogSearch, SearchResult
-from vba_assets.domain.resolution_context import (
-    build_candidate_index,
-    build_resolution_context,
-    search_ids,
-)
-from vba_assets.domain.resolution_models import (
-    CaptureArtifact,
-    ResolutionAssessmentOutput,
-    ResolutionPlanOutput,
-)
-from vba_assets.domain.stage_requests import (
+from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, StageOutcome, StagePolicy
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION, load_prompt_set
+from vba_assets.domain.prompting.requests import (
     RequestParams,
-    assessment_stage_context,
     assessment_validator,
     build_assessment_request,
     build_interpretation_request,
     build_plan_request,
+    plan_validator,
+)
+from vba_assets.domain.prompting.stage_context import (
+    assessment_stage_context,
     interpretation_stage_context,
     plan_stage_context,
-    plan_validator,
+)
+from vba_assets.domain.resolution.context import (
+    build_candidate_index,
+    build_resolution_context,
+    search_ids,
+)
+from vba_assets.domain.resolution.models import (
+    CaptureArtifact,
+    ResolutionAssessmentOutput,
+    ResolutionPlanOutput,
 )
 from vba_assets.errors import ErrorCode, ResearchUnavailable
 from vba_assets.intake import import_report

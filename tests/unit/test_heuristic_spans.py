@@ -6,14 +6,14 @@ from pathlib import Path
 import pytest
 
 from resources.world_db import WorldDatabase
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult
 from vba_assets.domain.heuristics.gazetteer import (
     GAZETTEER_ROW_LIMIT,
     MAX_GAZETTEER_SEARCHES,
     MAX_LOCALIZED_SEARCHES,
     build_gazetteer,
     catalog_name_spans,
-    search_form,
-    significant_words,
 )
 from vba_assets.domain.heuristics.inflection import inflects, stem, stem_form
 from vba_assets.domain.heuristics.lexicon import (
@@ -22,15 +22,14 @@ from vba_assets.domain.heuristics.lexicon import (
     is_stopword,
     is_title_case_line,
 )
+from vba_assets.domain.heuristics.search_words import search_form, significant_words
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
     extract_spans,
     tokenize_source,
 )
-from vba_assets.domain.research import CatalogRow, SearchResult
-from vba_assets.domain.stage_context import CatalogView
-from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.prompting.stage_context import CatalogView
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from vba_assets.domain.case_builder import build_case
-from vba_assets.domain.report import admit
+from vba_assets.domain.case.builder import build_case
+from vba_assets.domain.case.report import admit
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import (
     ImportResult,

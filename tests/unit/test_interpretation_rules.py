@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from vba_assets.domain import interpretation_models
-from vba_assets.domain.case_builder import build_case
-from vba_assets.domain.interpretation_models import (
+from vba_assets.domain.case.builder import build_case
+from vba_assets.domain.case.report import admit
+from vba_assets.domain.interpretation import models as interpretation_models
+from vba_assets.domain.interpretation.models import (
     CATEGORIES,
     CATEGORY_DESCRIPTIONS,
     DateRange,
@@ -17,22 +18,23 @@ from vba_assets.domain.interpretation_models import (
     relative_expressions,
     resolve_relative_date,
 )
-from vba_assets.domain.interpretation_rules import (
+from vba_assets.domain.interpretation.rules import (
     CAUSAL_PHRASES,
     causal_phrases,
     interpretation_validator,
 )
-from vba_assets.domain.model_contract import ValidationIssue
-from vba_assets.domain.report import admit
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.llm.contract import ValidationIssue
+from vba_assets.domain.prompting.stage_context import (
+    InterpretationStageContext,
+    interpretation_stage_context,
+)
+from vba_assets.domain.resolution.models import (
     FactAlias,
     MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
-from vba_assets.domain.stage_context import InterpretationStageContext
-from vba_assets.domain.stage_requests import interpretation_stage_context
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import read_report
 from vba_assets.samples import sample_report_path

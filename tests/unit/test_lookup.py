@@ -6,17 +6,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.lookup import (
-    MAX_SPELLING_PROBES,
-    MAX_WORD_PROBES,
-    LookupResult,
-    lookup,
-    probe_terms,
-    query_terms,
-    render_lookup,
-)
-from vba_assets.domain.matching import identity_key
-from vba_assets.domain.research import CatalogRow, Scalar, SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.lookup import lookup, query_terms
+from vba_assets.domain.catalog.lookup_result import LookupResult, render_lookup
+from vba_assets.domain.catalog.matching import identity_key
+from vba_assets.domain.catalog.suggestions import MAX_SPELLING_PROBES, MAX_WORD_PROBES, probe_terms
+from vba_assets.domain.catalog.world import CatalogRow, Scalar, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
 NAME = CatalogConfig(

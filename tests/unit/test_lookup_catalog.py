@@ -7,7 +7,8 @@ import pytest
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, embedded_project_config
-from vba_assets.domain.lookup import LookupResult, lookup, render_lookup
+from vba_assets.domain.catalog.lookup import lookup
+from vba_assets.domain.catalog.lookup_result import LookupResult, render_lookup
 from vba_assets.worlddata.build import ensure_demo_database
 
 Demo = tuple[ProjectConfig, WorldDatabase, Path]

@@ -6,20 +6,22 @@ from typing import Any
 
 import pytest
 
-from vba_assets.domain.matching import (
+from vba_assets.domain.catalog.matching import (
     MatchTier,
     RankedCandidate,
-    fold_accents,
     match_tier,
-    normalize_for_match,
     rank_key,
     rank_search_results,
     rank_suggestions,
+)
+from vba_assets.domain.catalog.names import (
+    fold_accents,
+    normalize_for_match,
     split_tokens,
-    suggestion_score,
     tokenize,
 )
-from vba_assets.domain.research import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.suggestions import suggestion_score
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 
 SNAPSHOT = SnapshotBinding(label="test", backend="sqlite", schema_fingerprint="0" * 64)
 

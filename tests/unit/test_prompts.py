@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import vba_assets
-from vba_assets.domain.interpretation_models import SUPPORTED_EXPRESSIONS
-from vba_assets.domain.model_contract import canonical_json
-from vba_assets.domain.prompts import (
+from vba_assets.domain.interpretation.models import SUPPORTED_EXPRESSIONS
+from vba_assets.domain.llm.contract import canonical_json
+from vba_assets.domain.prompting.prompts import (
     CURRENT_PROMPT_VERSION,
     LOCK_NAME,
     PROMPT_NAMES,
@@ -20,13 +20,13 @@ from vba_assets.domain.prompts import (
     updated_lock,
     versions_on_disk,
 )
-from vba_assets.domain.resolution_context import build_resolution_context
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.prompting.requests import example_stage
+from vba_assets.domain.resolution.context import build_resolution_context
+from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
 )
-from vba_assets.domain.stage_requests import example_stage
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.samples import sample_report_paths
 

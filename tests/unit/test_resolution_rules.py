@@ -5,14 +5,14 @@ from typing import Any
 import pytest
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.research import CatalogRow, SearchResult, SnapshotBinding
-from vba_assets.domain.resolution_context import build_candidate_index, build_resolution_context
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
+from vba_assets.domain.resolution.models import (
     CaptureArtifact,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
 )
-from vba_assets.domain.resolution_rules import validate_assessment, validate_plan
+from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.errors import ErrorCode
 
 BODY = "I can't find the Wild Wolpertinger for Goldark's quest. Wild\u200bWolpertinger too."

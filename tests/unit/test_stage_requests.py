@@ -11,10 +11,12 @@ import pytest
 
 from tests.golden import assert_golden
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.case_builder import build_case
-from vba_assets.domain.interpretation_models import InterpretationOutput
-from vba_assets.domain.model_call import DispatchBudget, InMemoryRecorder, StagePolicy, run_stage
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.case.builder import build_case
+from vba_assets.domain.case.report import admit, admit_report
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.interpretation.models import InterpretationOutput
+from vba_assets.domain.llm.call import run_stage
+from vba_assets.domain.llm.contract import (
     SCHEMA_HEADING,
     ChatMessage,
     ModelRequest,
@@ -22,28 +24,29 @@ from vba_assets.domain.model_contract import (
     canonical_json,
     schema_text,
 )
-from vba_assets.domain.prompts import load_prompt_set
-from vba_assets.domain.report import admit, admit_report
-from vba_assets.domain.research import CatalogRow, SearchResult, SnapshotBinding
-from vba_assets.domain.resolution_context import build_candidate_index, build_resolution_context
-from vba_assets.domain.resolution_models import (
-    CandidateIndex,
-    CaptureArtifact,
-    ResolutionAssessmentOutput,
-    ResolutionPlanOutput,
-)
-from vba_assets.domain.stage_requests import (
-    DATA_NOTICE,
+from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, StagePolicy
+from vba_assets.domain.prompting.prompts import load_prompt_set
+from vba_assets.domain.prompting.render import DATA_NOTICE
+from vba_assets.domain.prompting.requests import (
     RequestParams,
-    assessment_stage_context,
     assessment_validator,
     build_assessment_request,
     build_interpretation_request,
     build_plan_request,
-    interpretation_stage_context,
-    plan_stage_context,
     plan_validator,
     request_items_for,
+)
+from vba_assets.domain.prompting.stage_context import (
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
+from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
+from vba_assets.domain.resolution.models import (
+    CandidateIndex,
+    CaptureArtifact,
+    ResolutionAssessmentOutput,
+    ResolutionPlanOutput,
 )
 from vba_assets.errors import ErrorCode, ModelError, StoreError
 from vba_assets.intake import read_report

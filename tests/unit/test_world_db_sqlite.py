@@ -1,4 +1,4 @@
-"""The read-only world database on SQLite (resources/world_db.py), against real temp SQLite files.
+"""The read-only world database on SQLite (resources/world_db/database.py), against real temp SQLite files.
 
 The tables are the demo world DB's own definitions (vba_assets.worlddata.schema). The rows are real
 rows copied from ../shared/data (wotlk/creature_template.csv, wotlk/creature_template_locale.csv,

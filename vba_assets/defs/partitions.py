@@ -10,7 +10,7 @@ import warnings
 
 import dagster as dg
 
-from vba_assets.domain.ids import validate_case_id, validate_revision
+from vba_assets.domain.case.ids import validate_case_id, validate_revision
 from vba_assets.errors import ErrorCode, InputError
 
 # Per-partition asset checks (AssetCheckSpec(partitions_def=...)) are a Preview API in Dagster 1.13;

@@ -16,7 +16,7 @@ from vba_assets.defs.case_asset import case
 from vba_assets.defs.failures import as_dagster_failure
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
 from vba_assets.defs.stage_previews import stage_preview
-from vba_assets.domain.model_contract import Provider
+from vba_assets.domain.llm.contract import Provider
 from vba_assets.errors import VbaError
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.checks import CheckOutcome

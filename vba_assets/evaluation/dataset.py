@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
-from vba_assets.domain.ids import CASE_ID_PATTERN
+from vba_assets.domain.case.ids import CASE_ID_PATTERN
 from vba_assets.errors import ErrorCode, InputError
 
 #: ``reported_at`` of a line that gives none (relative dates resolve against it).
@@ -34,7 +34,7 @@ DEFAULT_REPORTED_AT = "2026-01-15T12:00:00Z"
 #: The roles a gold mention may have. A plan's ``location_context`` counts as ``other_context``.
 GoldRole = Literal["affected_subject", "quest_giver", "other_context"]
 GOLD_ROLES: tuple[GoldRole, ...] = typing.get_args(GoldRole)
-#: Admission's limits (``vba_assets/domain/report.py``), checked early for a clearer message.
+#: Admission's limits (``vba_assets/domain/case/report.py``), checked early for a clearer message.
 MAX_TITLE_CHARS = 300
 MAX_BODY_CHARS = 200_000
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
-from vba_assets.domain.model_contract import DispatchRecord
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,

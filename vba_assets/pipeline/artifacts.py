@@ -4,12 +4,12 @@ Used by the stages (to reuse checkpoints), by the asset checks and by replay ver
 candidate index and the F/N/D context are always recomputable from the plan, captures and assessment.
 """
 
-from vba_assets.domain.resolution_context import (
+from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
     search_ids,
 )
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     ResolutionAssessmentOutput,

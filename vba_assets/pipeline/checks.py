@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass, field
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.resolution_rules import validate_assessment, validate_plan
-from vba_assets.domain.stage_requests import interpretation_stage_context, interpretation_validator
+from vba_assets.domain.interpretation.rules import interpretation_validator
+from vba_assets.domain.prompting.stage_context import interpretation_stage_context
+from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.errors import VbaError
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,

@@ -4,7 +4,7 @@ from collections.abc import Callable
 
 from resources.llm import ProviderOptions, build_provider
 from vba_assets.config import CatalogConfig, ProjectConfig
-from vba_assets.domain.model_contract import DispatchRecord, Provider
+from vba_assets.domain.llm.contract import DispatchRecord, Provider
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.revision import RevisionEnv, resolution_input

@@ -5,20 +5,19 @@ Every attempt is written to ``<dir>/dispatches/<stage>-<n>.json``; a rejected re
 logged in the revision's ``events.jsonl``. Records are append-only: the loop's attempt numbers never
 repeat, and replay reads the same files back. Given the items the stage request was built from, each
 attempt also gets ``<dir>/dispatches/<stage>-<n>.manifest.json``: the context manifest of the body it
-sent (:mod:`vba_assets.domain.context_manifest`).
+sent (:mod:`vba_assets.domain.prompting.manifest`).
 """
 
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.context_manifest import (
-    ContextItem,
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.prompting.items import ContextItem, correction_items
+from vba_assets.domain.prompting.manifest import (
     ContextManifest,
-    correction_items,
     manifest_for_record,
     manifest_relpath,
 )
-from vba_assets.domain.model_contract import DispatchRecord
 from vba_assets.errors import VbaError
 from vba_assets.store import CasePackage, format_timestamp
 

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.errors import VbaError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.artifacts import (

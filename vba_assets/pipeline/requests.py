@@ -7,25 +7,27 @@ a completed revision's requests can be compared byte for byte with its dispatch 
 from typing import Any
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.model_contract import ModelRequest
-from vba_assets.domain.prompts import load_prompt_set
-from vba_assets.domain.resolution_models import (
-    CandidateIndex,
-    ResolutionContext,
-    ResolutionInput,
-    ResolutionPlanOutput,
-)
-from vba_assets.domain.stage_requests import (
+from vba_assets.domain.interpretation.rules import interpretation_validator
+from vba_assets.domain.llm.contract import ModelRequest
+from vba_assets.domain.prompting.prompts import load_prompt_set
+from vba_assets.domain.prompting.requests import (
     RequestParams,
-    assessment_stage_context,
     assessment_validator,
     build_assessment_request,
     build_interpretation_request,
     build_plan_request,
-    interpretation_stage_context,
-    interpretation_validator,
-    plan_stage_context,
     plan_validator,
+)
+from vba_assets.domain.prompting.stage_context import (
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
+from vba_assets.domain.resolution.models import (
+    CandidateIndex,
+    ResolutionContext,
+    ResolutionInput,
+    ResolutionPlanOutput,
 )
 from vba_assets.pipeline.revision import RevisionEnv, interpretation_input
 

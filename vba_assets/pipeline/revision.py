@@ -16,11 +16,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from vba_assets.config import ProjectConfig
-from vba_assets.domain.model_call import DispatchBudget, RetryPolicy
-from vba_assets.domain.prompts import CURRENT_PROMPT_VERSION
-from vba_assets.domain.research import SnapshotBinding
-from vba_assets.domain.resolution_models import ResolutionInput
-from vba_assets.domain.schemas import SchemaDialect
+from vba_assets.domain.catalog.world import SnapshotBinding
+from vba_assets.domain.llm.policy import DispatchBudget, RetryPolicy
+from vba_assets.domain.llm.schemas import SchemaDialect
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
+from vba_assets.domain.resolution.models import ResolutionInput
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError, VbaError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.store import CasePackage, content_hash, format_timestamp

@@ -10,18 +10,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from vba_assets.domain.model_call import StagePolicy, run_stage
-from vba_assets.domain.model_contract import ModelRequest, Provider
-from vba_assets.domain.prompts import load_prompt_set
-from vba_assets.domain.research import CatalogSearch, SnapshotBinding
-from vba_assets.domain.resolution_context import (
+from vba_assets.domain.catalog.world import CatalogSearch, SnapshotBinding
+from vba_assets.domain.llm.call import run_stage
+from vba_assets.domain.llm.contract import ModelRequest, Provider
+from vba_assets.domain.llm.policy import StagePolicy
+from vba_assets.domain.prompting.prompts import load_prompt_set
+from vba_assets.domain.prompting.requests import (
+    request_items_for,
+)
+from vba_assets.domain.resolution.context import (
     search_ids,
 )
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.resolution.models import (
     CaptureArtifact,
-)
-from vba_assets.domain.stage_requests import (
-    request_items_for,
 )
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.artifacts import (

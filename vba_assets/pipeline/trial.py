@@ -7,9 +7,9 @@ from typing import Any, Literal
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig
-from vba_assets.domain.ids import validate_revision
-from vba_assets.domain.model_call import DispatchBudget
-from vba_assets.domain.model_contract import Provider
+from vba_assets.domain.case.ids import validate_revision
+from vba_assets.domain.llm.contract import Provider
+from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.providers import provider_factory, recorded_dispatches

@@ -9,14 +9,14 @@
 * :mod:`.package`: :class:`Workspace` and :class:`CasePackage`, the API the assets use.
 """
 
-from vba_assets.store.atomic import publish_bytes
-from vba_assets.store.canonical import (
+from vba_assets.domain.canonical import (
     canonical_bytes,
     content_hash,
     parse_canonical,
     sha256_hex,
     to_json_value,
 )
+from vba_assets.store.atomic import publish_bytes
 from vba_assets.store.events import EVENTS_FILE, format_timestamp, utc_now
 from vba_assets.store.lock import LOCK_FILE, LockHolder, RevisionLock
 from vba_assets.store.package import INTERPRETATIONS_DIR, ArtifactRef, CasePackage, Workspace

@@ -28,9 +28,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vba_assets.domain.canonical import canonical_bytes, parse_canonical
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir, fsync_dir, write_all
-from vba_assets.store.canonical import canonical_bytes, parse_canonical
 
 EVENTS_FILE = "events.jsonl"
 EVENT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")

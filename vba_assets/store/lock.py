@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir
-from vba_assets.store.canonical import canonical_bytes
 from vba_assets.store.events import format_timestamp
 
 LOCK_FILE = ".lock"

@@ -7,7 +7,7 @@
 ```
 
 Every write is append-only and atomic (:mod:`vba_assets.store.atomic`); JSON is RFC 8785 canonical
-(:mod:`vba_assets.store.canonical`), so the sha256 of the bytes on disk is the artifact's identity
+(:mod:`vba_assets.domain.canonical`), so the sha256 of the bytes on disk is the artifact's identity
 and its Dagster ``DataVersion``. Nothing here imports Dagster.
 """
 
@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.ids import (
+from vba_assets.domain.canonical import canonical_bytes, parse_canonical, sha256_hex
+from vba_assets.domain.case.ids import (
     CASE_ID_PATTERN,
     format_revision,
     validate_case_id,
@@ -27,7 +28,6 @@ from vba_assets.domain.ids import (
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
 from vba_assets.store.atomic import publish_bytes
-from vba_assets.store.canonical import canonical_bytes, parse_canonical, sha256_hex
 from vba_assets.store.events import EVENTS_FILE, utc_now
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath

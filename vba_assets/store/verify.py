@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from vba_assets.domain.canonical import parse_canonical, sha256_hex
 from vba_assets.errors import StoreError
 from vba_assets.store.atomic import TEMP_NAME_PATTERN
-from vba_assets.store.canonical import parse_canonical, sha256_hex
 from vba_assets.store.events import EVENTS_FILE, parse_event_log
 from vba_assets.store.lock import LOCK_FILE
 

@@ -16,7 +16,7 @@ from resources.llm.anthropic_provider import AnthropicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
 from tests.fakes.http_server import ScriptedHTTPServer
 from tests.fakes.toy_stage import FakeClock
-from vba_assets.domain.model_contract import DispatchRecord
+from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.llm_config import parse_llm_config
 
 ANTHROPIC_CANARY = "sk-ant-api03-CANARY-anthropic-7f3c19e2-never-log-me"

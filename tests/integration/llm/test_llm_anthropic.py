@@ -23,17 +23,16 @@ from tests.fakes.toy_stage import (
     validate_plan,
 )
 from tests.integration.llm.conftest import ANTHROPIC_CANARY, anthropic_provider, assert_no_secret
-from vba_assets.domain.model_call import (
-    CORRECTION_HEADING,
+from vba_assets.domain.llm.call import CORRECTION_HEADING, run_stage
+from vba_assets.domain.llm.contract import ModelRequest
+from vba_assets.domain.llm.policy import (
     DispatchBudget,
     InMemoryRecorder,
     RetryPolicy,
     StageExhausted,
     StageOutcome,
     StagePolicy,
-    run_stage,
 )
-from vba_assets.domain.model_contract import ModelRequest
 from vba_assets.errors import ErrorCode, ModelError
 
 pytestmark = pytest.mark.usefixtures("canary_keys")

@@ -9,16 +9,16 @@ from tests.fakes.model_apis import openai_completion, openai_error, openai_reply
 from tests.fakes.toy_stage import GOOD_PLAN, MISSING_CATALOG, FakeClock, Plan, plan_request
 from tests.fakes.toy_stage import validate_plan as validate
 from tests.integration.llm.conftest import OPENAI_CANARY, assert_no_secret, openai_provider
-from vba_assets.domain.model_call import (
+from vba_assets.domain.llm.call import run_stage
+from vba_assets.domain.llm.contract import SCHEMA_HEADING, ModelRequest, schema_text
+from vba_assets.domain.llm.policy import (
     DispatchBudget,
     InMemoryRecorder,
     RetryPolicy,
     StageExhausted,
     StageOutcome,
     StagePolicy,
-    run_stage,
 )
-from vba_assets.domain.model_contract import SCHEMA_HEADING, ModelRequest, schema_text
 from vba_assets.errors import ErrorCode, ModelError
 
 pytestmark = pytest.mark.usefixtures("canary_keys")

@@ -28,15 +28,9 @@ from tests.fakes.toy_stage import (
     validate_plan,
 )
 from tests.integration.llm.conftest import anthropic_provider
-from vba_assets.domain.model_call import (
-    DispatchBudget,
-    InMemoryRecorder,
-    RetryPolicy,
-    StagePolicy,
-    conversation,
-    run_stage,
-)
-from vba_assets.domain.model_contract import SCHEMA_HEADING, DispatchRecord, canonical_json
+from vba_assets.domain.llm.call import conversation, run_stage
+from vba_assets.domain.llm.contract import SCHEMA_HEADING, DispatchRecord, canonical_json
+from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, RetryPolicy, StagePolicy
 from vba_assets.errors import ConfigError, ErrorCode, ModelError
 from vba_assets.llm_config import load_llm_config
 

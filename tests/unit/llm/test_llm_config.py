@@ -8,7 +8,7 @@ import pytest
 from resources.llm import PROVIDER_FACTORIES, ProviderOptions, build_provider
 from resources.llm.anthropic_provider import AnthropicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
-from vba_assets.domain.model_call import RetryPolicy
+from vba_assets.domain.llm.policy import RetryPolicy
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import PROVIDER_NAMES, LlmConfig, load_llm_config, parse_llm_config
 

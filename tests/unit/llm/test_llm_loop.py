@@ -8,21 +8,20 @@ import pytest
 from pydantic import ValidationError
 
 from tests.fakes.toy_stage import GOOD_PLAN, FakeClock, Plan, plan_request, validate_plan
-from vba_assets.domain.model_call import (
-    EMPTY_REPLY_PLACEHOLDER,
-    DispatchBudget,
-    InMemoryRecorder,
-    RetryPolicy,
-    StageOutcome,
-    StagePolicy,
-    run_stage,
-)
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.call import EMPTY_REPLY_PLACEHOLDER, run_stage
+from vba_assets.domain.llm.contract import (
     ChatMessage,
     Finish,
     ModelRequest,
     ProviderFault,
     ProviderReply,
+)
+from vba_assets.domain.llm.policy import (
+    DispatchBudget,
+    InMemoryRecorder,
+    RetryPolicy,
+    StageOutcome,
+    StagePolicy,
 )
 from vba_assets.errors import ErrorCode, ModelError
 

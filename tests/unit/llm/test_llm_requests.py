@@ -6,8 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from tests.fakes.toy_stage import Plan, plan_request
-from vba_assets.domain.model_call import CORRECTION_HEADING, correction_message
-from vba_assets.domain.model_contract import (
+from vba_assets.domain.llm.call import CORRECTION_HEADING, correction_message
+from vba_assets.domain.llm.contract import (
     SCHEMA_HEADING,
     ChatMessage,
     DispatchRecord,

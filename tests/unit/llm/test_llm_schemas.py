@@ -5,8 +5,8 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from vba_assets.domain.model_contract import model_validator_for
-from vba_assets.domain.schemas import provider_schema
+from vba_assets.domain.llm.contract import model_validator_for
+from vba_assets.domain.llm.schemas import provider_schema
 
 
 class Mention(BaseModel):

@@ -10,5 +10,5 @@ request's structured ``stage_context`` with these functions, never by parsing pr
 It is a baseline that real models are measured against, so it is honest about what it is: its
 replies are labelled as the heuristic's, its rationales name the rule that decided, and each
 module says what it cannot do. Only the injected read-only
-:class:`~vba_assets.domain.research.CatalogSearch` is used for IO (the planner's gazetteer pass).
+:class:`~vba_assets.domain.catalog.world.CatalogSearch` is used for IO (the planner's gazetteer pass).
 """

@@ -6,7 +6,7 @@ One rule decides, for each search, in this order:
 2. truncated search (more rows matched than were captured) -> ``ambiguous``: a unique selection
    is impossible, whatever the names;
 3. exactly one candidate has an English or localized name equal to the term (after
-   :func:`~vba_assets.domain.matching.normalize_for_match`), and it is not a technical helper entry
+   :func:`~vba_assets.domain.catalog.matching.normalize_for_match`), and it is not a technical helper entry
    (a name matching a ``helper_name_patterns`` regex of its own catalog or of a primary ``name``
    catalog of the same entity type), and the match is not weak evidence (below) -> ``selected``,
    citing the capture alias, the capture row, the search's first mention and, as evidence, the
@@ -34,21 +34,22 @@ import re
 from collections.abc import Sequence
 
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.matching import EXACT_TIERS
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.lexicon import guess_language
 from vba_assets.domain.heuristics.search_words import foreign_looking
 from vba_assets.domain.heuristics.spans import tokenize_source
-from vba_assets.domain.matching import EXACT_TIERS, normalize_for_match
-from vba_assets.domain.resolution_models import (
-    EvidenceQuote,
-    MentionCitation,
-    ResolutionAssessmentOutput,
-    SearchAssessmentOutput,
-)
-from vba_assets.domain.stage_context import (
+from vba_assets.domain.prompting.stage_context import (
     AssessmentStageContext,
     CandidateView,
     SearchView,
     SourceView,
+)
+from vba_assets.domain.resolution.models import (
+    EvidenceQuote,
+    MentionCitation,
+    ResolutionAssessmentOutput,
+    SearchAssessmentOutput,
 )
 
 MAX_EVIDENCE_CHARS = 500

@@ -17,8 +17,8 @@ the one with the most listed phrases.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.interpretation_models import InterpretationCategory
-from vba_assets.domain.stage_context import SourceView
+from vba_assets.domain.interpretation.models import InterpretationCategory
+from vba_assets.domain.prompting.stage_context import SourceView
 
 
 def _patterns(*phrases: str) -> tuple[re.Pattern[str], ...]:

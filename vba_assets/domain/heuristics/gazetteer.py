@@ -1,6 +1,6 @@
 """The gazetteer pass: which spans of the report are exactly a catalog name or localized name.
 
-Bounded and read-only: through the injected :class:`~vba_assets.domain.research.CatalogSearch`,
+Bounded and read-only: through the injected :class:`~vba_assets.domain.catalog.world.CatalogSearch`,
 one literal contains search per distinct significant word of the report (its search form: no
 possessive, no plural ``s``, in German and Russian its stem) and catalog, marked words first
 (capitalized other than at a sentence start, uncased script, non-ASCII letters), then the others,
@@ -8,7 +8,7 @@ each in order of first mention. At most :data:`MAX_GAZETTEER_SEARCHES` searches 
 :data:`GAZETTEER_ROW_LIMIT` rows, of which at most :data:`MAX_LOCALIZED_SEARCHES` in the large
 localized catalogs; those are searched only for words that can be a translated name (see
 :class:`Word`: in an English report only foreign-looking words). The names returned are indexed by
-:func:`~vba_assets.domain.matching.normalize_for_match` (a localized row keeps its ``locale``);
+:func:`~vba_assets.domain.catalog.matching.normalize_for_match` (a localized row keeps its ``locale``);
 every run of one to :data:`MAX_NAME_WORDS` consecutive words of the report is then compared with
 that index (exact equality, also for the singular of a capitalized plural, the stem of a
 possessive and a name ending in an abbreviation's period: "Jr.").
@@ -25,6 +25,8 @@ is not searched in the localized catalogs.
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.world import CatalogSearch, Scalar
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
 from vba_assets.domain.heuristics.search_words import (
     catalogs_for,
@@ -38,9 +40,7 @@ from vba_assets.domain.heuristics.spans import (
     name_gap,
     plain_gap,
 )
-from vba_assets.domain.matching import normalize_for_match
-from vba_assets.domain.research import CatalogSearch, Scalar
-from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.prompting.stage_context import CatalogView
 
 GAZETTEER_ROW_LIMIT = 50
 MAX_GAZETTEER_SEARCHES = 40

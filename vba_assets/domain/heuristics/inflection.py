@@ -26,9 +26,9 @@ matched.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.lexicon import is_stopword
 from vba_assets.domain.heuristics.spans import SourceText, Span, name_gap
-from vba_assets.domain.matching import normalize_for_match
 
 MIN_STEM = 3
 MAX_WORDS = 6

@@ -1,7 +1,7 @@
 """The heuristic interpretation (model call 3 without a model).
 
 Built from the frozen context only, so that it passes
-:func:`~vba_assets.domain.interpretation_rules.validate_interpretation`:
+:func:`~vba_assets.domain.interpretation.rules.validate_interpretation`:
 
 * **entities**: every N alias is retained with its mentions, in ``affected_subjects`` when its
   search role is ``affected_subject``, else in ``context_entities``; every D alias likewise by its
@@ -14,7 +14,7 @@ Built from the frozen context only, so that it passes
   :data:`MAX_SOURCE_OBSERVATIONS`) citing their source and the aliases mentioned in them, plus
   one line per lookup fact and per selected entity; a sentence with causal wording is left out;
 * **time references**: every relative date expression of the readable sources, resolved with
-  :func:`~vba_assets.domain.interpretation_models.resolve_relative_date` against ``reported_at``;
+  :func:`~vba_assets.domain.interpretation.models.resolve_relative_date` against ``reported_at``;
   an expression it cannot resolve becomes an unknown;
 * **sub-tasks**: questions about each entity for the next phase, never a diagnosis.
 
@@ -26,8 +26,9 @@ lookups. With entity resolution disabled no entity is listed (it does not guess 
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.heuristics.categories import categorize, out_of_scope_phrase
-from vba_assets.domain.interpretation_models import (
+from vba_assets.domain.interpretation.models import (
     Ambiguity,
     EntityReference,
     InterpretationOutput,
@@ -39,15 +40,14 @@ from vba_assets.domain.interpretation_models import (
     relative_expressions,
     resolve_relative_date,
 )
-from vba_assets.domain.interpretation_rules import causal_phrases
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.interpretation.rules import causal_phrases
+from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+from vba_assets.domain.resolution.models import (
     MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
-from vba_assets.domain.stage_context import InterpretationStageContext
-from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
 
 MAX_SOURCE_OBSERVATIONS = 8
 MAX_SENTENCE_CHARS = 300

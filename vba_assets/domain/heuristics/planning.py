@@ -42,27 +42,27 @@ the farm") yields no search.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.catalog.world import CatalogSearch
 from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
     Gazetteer,
     build_gazetteer,
     catalog_name_spans,
-    catalogs_for,
     run_searches,
 )
 from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language, is_stopword
 from vba_assets.domain.heuristics.roles import RoleCues, zone_like
+from vba_assets.domain.heuristics.search_words import catalogs_for
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
 from vba_assets.domain.heuristics.terms import Term, fold, group_terms, report_facts
-from vba_assets.domain.research import CatalogSearch
-from vba_assets.domain.resolution_models import (
+from vba_assets.domain.prompting.stage_context import CatalogView, PlanStageContext
+from vba_assets.domain.resolution.models import (
     MentionCitation,
     ProposedSearch,
     ResolutionPlanOutput,
     SearchRole,
 )
-from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 
 MAX_MENTIONS = 8
 _TEXT_KINDS = ("run", "run_tail", "subrun", "singular", "quoted")

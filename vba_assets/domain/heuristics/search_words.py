@@ -10,11 +10,11 @@ only for words that can be a translated name (:class:`Word`).
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from vba_assets.domain.catalog.names import unify_punctuation
 from vba_assets.domain.heuristics.inflection import inflects, stem_form
 from vba_assets.domain.heuristics.lexicon import is_stopword
 from vba_assets.domain.heuristics.spans import SourceText, Token
-from vba_assets.domain.matching import unify_punctuation
-from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.prompting.stage_context import CatalogView
 
 MIN_WORD_CHARS = 3
 

@@ -16,7 +16,7 @@ into that text, so ``text[start:end] == span.text`` always holds. What is extrac
 Never read: markdown headings (``#`` lines), template labels ("Expected:", "Client version:"; the
 text after the colon is read), text inside ``[...]`` (chat channels, player names, item links) and
 ``<...>`` (titles such as "<The Betrayer>"). A span never crosses a line break, a zero-width or
-bidi control character (:data:`~vba_assets.domain.text.FORMAT_CONTROL_CODEPOINTS`) or punctuation
+bidi control character (:data:`~vba_assets.domain.case.text.FORMAT_CONTROL_CODEPOINTS`) or punctuation
 other than an in-word apostrophe or hyphen.
 
 What this cannot do: it knows no grammar. A sentence-initial capitalized word that is not a stop
@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.heuristics.lexicon import (
     PARTICLES,
     TEMPLATE_LABELS,
@@ -37,7 +38,6 @@ from vba_assets.domain.heuristics.lexicon import (
     is_stopword,
     is_title_case_line,
 )
-from vba_assets.domain.text import FORMAT_CONTROL_CODEPOINTS
 
 #: Characters that join two word parts into one word: apostrophes and hyphens.
 JOINERS = frozenset("'’ʼ‘-‐")

@@ -1,0 +1,397 @@
+"""The read-only world database (ARCHITECTURE 6.2 and 10): SQLite or MariaDB/MySQL via PyMySQL.
+
+:class:`WorldDatabase` offers exactly two queries, "contains search on catalog X" and "fetch
+entity by identity from catalog X" (the :class:`~vba_assets.domain.catalog.world.CatalogSearch`
+protocol), plus the snapshot binding and a description. There is no raw-SQL method. Tables come
+from ``database.allowlist``, identifiers are checked against the reflected schema
+(:mod:`resources.world_db.schema`), values are bound parameters, and read-only is enforced by the
+connection itself (:mod:`resources.world_db.sqlite`, :mod:`resources.world_db.mysql`).
+
+The contains search runs, for a term ``t`` and a limit ``n``::
+
+    SELECT identity, name, <data columns> FROM <table>
+    WHERE name IS NOT NULL AND name LIKE :pattern ESCAPE '\\'      -- pattern = %<t escaped>%
+    ORDER BY CASE WHEN lower(name) = lower(:term) THEN 0 ELSE 1 END,
+             <character length of name>, name <code-point order>, identity, <other key columns>
+    LIMIT :row_limit                                                -- n + 1: truncation check
+
+Backend differences (what a capture's coverage notes record; pinned by
+tests/unit/test_world_db_sqlite.py and tests/integration/test_world_db_mariadb.py):
+
+* **SQLite**: ``LIKE`` folds ASCII case only: ``wolf`` matches ``Wolf``, but ``etalon`` and
+  ``étalon`` do not match ``Étalon blanc``, ``ДИКИЙ`` does not match ``Дикий зайцелоп`` and
+  ``strasse`` does not match ``Straßenräuber``. ``lower()`` is ASCII-only too, so an "exact" match
+  is ASCII-case-insensitive. Length is ``length()`` (code points); name order is
+  ``COLLATE BINARY`` (UTF-8 bytes, i.e. code-point order). Zero-width and bidi characters
+  (U+200B, U+202E) are ordinary characters: a term holding one matches only names holding it.
+* **MariaDB** (measured on 10.11.19; the demo tables use AzerothCore's ``utf8mb4_unicode_ci``):
+  ``LIKE`` is case- AND accent-insensitive: ``etalon`` matches ``Étalon blanc``, ``jager``
+  matches ``Goldark Spatzenjäger`` and ``Glodrak Jägerspatz``, ``chassebecasse`` matches
+  ``Archedor Chassebécasse``, ``ДИКИЙ`` matches ``Дикий зайцелоп``. ``ß`` is not expanded in
+  ``LIKE`` (``strasse`` does not match ``Straßenräuber``; ``straße`` does), while
+  ``utf8mb4_general_ci`` would let ``ß`` match ``s``. U+200B and U+202E have no weight of their
+  own: a term of either one matches names holding EITHER one (SQLite: only that one); a name holding
+  one is still not found by the term without it. ``LOWER(name) = LOWER(:term)`` uses the column
+  collation, so the "exact" flag is accent-insensitive, ignores trailing spaces (PAD SPACE) and
+  also folds ligatures and skips ignorable characters (``=`` folds more than ``LIKE``). Length is
+  ``char_length()``; name order is ``COLLATE utf8mb4_bin`` (the column's ``<charset>_bin``: code
+  points). Each name column's actual collation is read from ``information_schema.COLUMNS``.
+* ASCII terms over ASCII names (every English creature name of the demo data) give the same rows
+  in the same order on both backends, hostile terms included; for every other term tried MariaDB
+  returned a superset of SQLite's rows. A CHAR column on MariaDB drops trailing spaces from the
+  stored names, which SQLite keeps.
+
+Failures: an outage (refused connection, timeouts, a lost connection, a missing or locked SQLite
+file, a statement over ``statement_timeout_s``) raises
+:class:`~vba_assets.errors.ResearchUnavailable`; any write that reaches the driver raises
+:class:`~vba_assets.errors.ReadOnlyViolation` (:mod:`resources.world_db.errors`). Neither message
+ever contains the password.
+"""
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import Engine, MetaData, Table, event
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import ExceptionContext, make_url
+
+from resources.world_db.errors import classify_mysql, classify_sqlite, operation, unavailable
+from resources.world_db.mysql import column_charsets, create_mysql_engine
+from resources.world_db.query import (
+    case_note,
+    coerce_identity,
+    coverage_notes,
+    fetch_statement,
+    like_pattern,
+    scalar,
+    search_statement,
+    to_row,
+    validate_limit,
+    validate_term,
+)
+from resources.world_db.schema import (
+    BoundCatalog,
+    Charsets,
+    bind_catalogs,
+    check_allowlisted,
+    schema_fingerprint,
+)
+from resources.world_db.sqlite import create_sqlite_engine
+from vba_assets.config import CatalogConfig, DatabaseConfig, ProjectConfig
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.errors import ConfigError, ErrorCode, InputError, ReadOnlyViolation, VbaError
+
+
+@dataclass(frozen=True)
+class _Schema:
+    catalogs: dict[str, BoundCatalog]
+    charsets: Charsets
+    binding: SnapshotBinding
+    server_version: str
+
+
+#: Reflected schemas of unchanged SQLite files, shared by the instances of one process.
+_SQLITE_SCHEMAS: dict[tuple[object, ...], _Schema] = {}
+
+
+class WorldDatabase:
+    """The read-only world database resource. Connects lazily; thread-safe."""
+
+    def __init__(self, database: DatabaseConfig, catalogs: list[CatalogConfig]) -> None:
+        check_allowlisted(database, catalogs)
+        names = [catalog.name for catalog in catalogs]
+        if len(set(names)) != len(names):
+            raise ConfigError(ErrorCode.CONFIG_INVALID, "duplicate catalog name", key="catalogs")
+        self._database = database
+        self._catalogs = {catalog.name: catalog for catalog in catalogs}
+        is_sqlite = database.is_embedded or database.url.startswith("sqlite")
+        self._backend = "sqlite" if is_sqlite else "mysql"
+        self._lock = threading.RLock()
+        self._engine_instance: Engine | None = None
+        self._schema_instance: _Schema | None = None
+        self._sqlite_path: Path | None = None
+
+    @classmethod
+    def from_config(cls, config: ProjectConfig) -> "WorldDatabase":
+        """The world database of a project configuration."""
+        return cls(config.database, config.catalogs)
+
+    def __enter__(self) -> "WorldDatabase":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- public API -------------------------------------------------------------------------
+
+    def snapshot_binding(self) -> SnapshotBinding:
+        """Operator label + fingerprint of every allowlisted table (computed once, cached)."""
+        with self._guard("snapshot_binding"):
+            return self._schema().binding
+
+    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        """Literal contains search on ``catalog``'s name column; asks for ``limit + 1`` rows."""
+        config = self._catalog_config(catalog)
+        validate_term(term)
+        validate_limit(limit)
+        with self._guard("contains_search"):
+            schema = self._schema()
+            bound = schema.catalogs[catalog]
+            statement = search_statement(bound, self._backend, schema.charsets)
+            parameters = {"pattern": like_pattern(term), "term": term, "row_limit": limit + 1}
+            started = time.perf_counter()
+            with self._engine().connect() as connection:
+                result = connection.execute(statement, parameters)
+                records = result.all()
+                sql_text = str(result.context.statement)
+                sent = dict(result.context.compiled_parameters[0])
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        truncated = len(records) > limit
+        return SearchResult(
+            catalog=catalog,
+            entity_type=config.entity_type,
+            catalog_kind=config.kind,
+            term=term,
+            sql=sql_text,
+            parameters={key: scalar(value) for key, value in sent.items()},
+            snapshot=schema.binding,
+            row_limit=limit,
+            truncated=truncated,
+            rows=[to_row(bound, record) for record in records[:limit]],
+            elapsed_ms=elapsed_ms,
+            coverage_notes=coverage_notes(bound, self._backend, schema.binding, limit, truncated),
+        )
+
+    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
+        """Every row of ``catalog`` with this identity and a non-NULL name, in key order."""
+        self._catalog_config(catalog)
+        with self._guard("fetch_by_identity"):
+            schema = self._schema()
+            bound = schema.catalogs[catalog]
+            value = coerce_identity(bound, identity)
+            statement = fetch_statement(bound, self._backend, schema.charsets)
+            with self._engine().connect() as connection:
+                records = connection.execute(statement, {"identity": value}).all()
+        return [to_row(bound, record) for record in records]
+
+    def describe(self) -> dict[str, Any]:
+        """Backend, database, server version, each catalog's name-column collation; no secrets."""
+        with self._guard("describe"):
+            schema = self._schema()
+        url = make_url(self._database.url) if not self._database.is_embedded else None
+        database_name = (
+            str(self._sqlite_path)
+            if self._backend == "sqlite"
+            else str(url.database if url else "")
+        )
+        return {
+            "backend": self._backend,
+            "embedded_demo": self._database.is_embedded,
+            "database": database_name,
+            "host": url.host if url is not None and self._backend == "mysql" else None,
+            "server_version": schema.server_version,
+            "snapshot_label": schema.binding.label,
+            "schema_fingerprint": schema.binding.schema_fingerprint,
+            "allowlist": list(self._database.allowlist),
+            "timeouts_s": {
+                "connect": self._database.connect_timeout_s,
+                "read": self._database.read_timeout_s,
+                "statement": self._database.statement_timeout_s,
+            },
+            "catalogs": [
+                {
+                    "name": name,
+                    "entity_type": bound.config.entity_type,
+                    "kind": bound.config.kind,
+                    "table": bound.table.name,
+                    "identity_column": bound.identity.name,
+                    "name_column": bound.name.name,
+                    "data_columns": [key for key, _ in bound.data],
+                    "collation": bound.name_collation
+                    if self._backend == "mysql"
+                    else "BINARY (ordering); LIKE folds ASCII case only",
+                    "case_and_accent": case_note(bound, self._backend),
+                }
+                for name, bound in schema.catalogs.items()
+            ],
+        }
+
+    def close(self) -> None:
+        """Release every pooled connection (a later call reconnects)."""
+        with self._lock:
+            if self._engine_instance is not None:
+                self._engine_instance.dispose()
+                self._engine_instance = None
+
+    # --- plumbing -----------------------------------------------------------------------------
+
+    def _catalog_config(self, catalog: object) -> CatalogConfig:
+        config = self._catalogs.get(catalog) if isinstance(catalog, str) else None
+        if config is None:
+            shown = repr(catalog)[:80]
+            raise InputError(
+                ErrorCode.CATALOG_UNKNOWN,
+                f"unknown catalog {shown}; configured catalogs: "
+                f"{', '.join(sorted(self._catalogs))}",
+                catalog=shown,
+                known=sorted(self._catalogs),
+            )
+        return config
+
+    def _sqlite_file(self) -> Path:
+        if self._database.is_embedded:
+            from vba_assets.worlddata.build import ensure_demo_database
+
+            return Path(ensure_demo_database())
+        database = make_url(self._database.url).database
+        if not database or database == ":memory:" or database.startswith("file:"):
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID,
+                "database.url must name a SQLite file: sqlite:///path/to/world.sqlite",
+                key="database.url",
+            )
+        return Path(database)
+
+    def _engine(self) -> Engine:
+        with self._lock:
+            if self._engine_instance is None:
+                if self._backend == "sqlite":
+                    self._sqlite_path = self._sqlite_file()
+                    engine = create_sqlite_engine(
+                        self._sqlite_path,
+                        self._database.allowlist,
+                        self._database.statement_timeout_s,
+                    )
+                else:
+                    engine = create_mysql_engine(self._database)
+                event.listen(engine, "handle_error", self._map_driver_error)
+                self._engine_instance = engine
+            return self._engine_instance
+
+    def _classify(self, error: BaseException, *, during_statement: bool) -> VbaError | None:
+        if self._backend == "sqlite":
+            return classify_sqlite(error, statement_timeout_s=self._database.statement_timeout_s)
+        return classify_mysql(
+            error, secret=self._database.password(), during_statement=during_statement
+        )
+
+    def _map_driver_error(self, context: ExceptionContext) -> BaseException | None:
+        """``handle_error`` hook: the driver's exception becomes a typed project error."""
+        if context.original_exception is None:
+            return None
+        return self._classify(
+            context.original_exception, during_statement=context.statement is not None
+        )
+
+    @contextmanager
+    def _guard(self, name: str) -> Iterator[None]:
+        with operation(name):
+            try:
+                yield
+            except VbaError:
+                raise
+            except sa_exc.DBAPIError as exc:
+                original: BaseException = exc.orig if exc.orig is not None else exc
+                mapped = self._classify(original, during_statement=exc.statement is not None)
+                if mapped is None:
+                    mapped = unavailable(
+                        self._backend,
+                        f"{type(original).__name__}: {original}",
+                        self._database.password(),
+                    )
+                raise mapped from None
+            except (sa_exc.TimeoutError, sa_exc.DisconnectionError, sqlite3.Error, OSError) as exc:
+                raise unavailable(
+                    self._backend, f"{type(exc).__name__}: {exc}", self._database.password()
+                ) from None
+
+    def _schema(self) -> _Schema:
+        with self._lock:
+            if self._schema_instance is None:
+                key = self._sqlite_schema_key()
+                cached = _SQLITE_SCHEMAS.get(key) if key else None
+                self._schema_instance = cached or self._load_schema()
+                if key:
+                    _SQLITE_SCHEMAS[key] = self._schema_instance
+            return self._schema_instance
+
+    def _sqlite_schema_key(self) -> tuple[object, ...] | None:
+        """Reflection is reused across instances only for an unchanged SQLite file.
+
+        The key holds the file's identity and modification stamp, so any schema change (which
+        rewrites the file) reflects again; a server database is always reflected per instance.
+        """
+        if self._backend != "sqlite":
+            return None
+        self._engine()
+        if self._sqlite_path is None or not self._sqlite_path.is_file():
+            return None  # let the connection report the real error
+        stat = self._sqlite_path.stat()
+        return (
+            str(self._sqlite_path.resolve()),
+            stat.st_ino,
+            stat.st_size,
+            stat.st_mtime_ns,
+            self._database.model_dump_json(),
+            tuple(c.model_dump_json() for c in self._catalogs.values()),
+        )
+
+    def _load_schema(self) -> _Schema:
+        engine = self._engine()
+        metadata = MetaData()
+        tables: dict[str, Table] = {}
+        missing: list[str] = []
+        with engine.connect() as connection:
+            for name in self._database.allowlist:
+                try:
+                    tables[name] = Table(
+                        name, metadata, autoload_with=connection, resolve_fks=False
+                    )
+                except sa_exc.NoSuchTableError:
+                    missing.append(name)
+                except ReadOnlyViolation as denied:
+                    raise ConfigError(
+                        ErrorCode.CONFIG_INVALID,
+                        f"the database account may not read allowlisted table {name!r} "
+                        f"({denied.detail.get('reason')}); grant it SELECT",
+                        key="database.allowlist",
+                        table=name,
+                    ) from None
+            charsets: Charsets = {}
+            if self._backend == "mysql" and not missing:
+                charsets = column_charsets(connection, self._database.allowlist)
+        if missing:
+            raise ConfigError(
+                ErrorCode.IDENTIFIER_NOT_IN_SCHEMA,
+                f"allowlisted table(s) not found in the database (or not visible to the account): "
+                f"{', '.join(missing)}",
+                key="database.allowlist",
+                tables=missing,
+            )
+        catalogs = bind_catalogs(list(self._catalogs.values()), tables, charsets)
+        binding = SnapshotBinding(
+            label=self._database.snapshot_label,
+            backend=self._backend,
+            schema_fingerprint=schema_fingerprint(tables, engine.dialect),
+        )
+        version = engine.dialect.server_version_info or ()
+        server = ".".join(str(part) for part in version)
+        if self._backend == "mysql":
+            server = (
+                f"{'MariaDB' if getattr(engine.dialect, 'is_mariadb', False) else 'MySQL'} {server}"
+            )
+        else:
+            server = f"SQLite {sqlite3.sqlite_version}"
+        return _Schema(catalogs=catalogs, charsets=charsets, binding=binding, server_version=server)

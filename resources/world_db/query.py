@@ -1,0 +1,182 @@
+"""Statements, input checks, row conversion and coverage notes of the world database.
+
+Statements are SQLAlchemy Core built from reflected tables (:mod:`resources.world_db.schema`);
+every value is a bound parameter (``:pattern``, ``:term``, ``:row_limit``, ``:identity``).
+"""
+
+import math
+import re
+from datetime import date, datetime
+from datetime import time as clock_time
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Select, bindparam, case, func, literal_column, select
+from sqlalchemy.sql import sqltypes
+
+from resources.world_db.mysql import binary_collation, describe_collation
+from resources.world_db.schema import BoundCatalog, Charsets, binary_order
+from vba_assets.domain.catalog.world import CatalogRow, Scalar, SnapshotBinding
+from vba_assets.errors import ErrorCode, InputError
+
+#: Longest accepted search term, in characters (code points).
+MAX_TERM_LENGTH = 200
+#: Largest accepted row limit of one search.
+MAX_ROW_LIMIT = 1000
+
+SQLITE_CASE_NOTE = (
+    "backend sqlite: LIKE folds ASCII case only (A-Z = a-z); no accent folding ('emile' does "
+    "not match 'Émile') and no case folding outside ASCII ('é' does not match 'É')"
+)
+
+_INTEGER_TEXT = re.compile(r"^[+-]?[0-9]{1,20}$")
+
+
+def invalid(message: str, **detail: Any) -> InputError:
+    """An :class:`InputError` for a search term, limit or identity that cannot be used."""
+    return InputError(ErrorCode.RESEARCH_QUERY_INVALID, message, **detail)
+
+
+def like_pattern(term: str) -> str:
+    """``%term%`` with ``\\``, ``%`` and ``_`` escaped (escape character ``\\``)."""
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def validate_term(term: object) -> str:
+    """The term, unchanged, if it can be searched; else :class:`InputError`.
+
+    Empty or whitespace-only terms, terms over :data:`MAX_TERM_LENGTH` characters and text that
+    is not valid Unicode (lone surrogates) are refused; everything else is searched literally.
+    """
+    if not isinstance(term, str):
+        raise invalid(f"the search term must be a string, not {type(term).__name__}")
+    if not term.strip():
+        raise invalid("the search term is empty (or only whitespace)", length=len(term))
+    if len(term) > MAX_TERM_LENGTH:
+        raise invalid(
+            f"the search term has {len(term)} characters; at most {MAX_TERM_LENGTH} are allowed",
+            length=len(term),
+        )
+    try:
+        term.encode("utf-8")
+    except UnicodeEncodeError:
+        raise invalid("the search term is not valid Unicode text (lone surrogate)") from None
+    return term
+
+
+def validate_limit(limit: object) -> int:
+    """The row limit if it is an integer from 1 to :data:`MAX_ROW_LIMIT`."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ROW_LIMIT:
+        raise invalid(f"the row limit must be an integer from 1 to {MAX_ROW_LIMIT}")
+    return limit
+
+
+def coerce_identity(bound: BoundCatalog, identity: object) -> int | str:
+    """``identity`` as the identity column's type (``"24657"`` -> 24657 for integer columns)."""
+    if isinstance(identity, bool) or not isinstance(identity, int | str):
+        raise invalid(f"an identity must be an integer or a string, not {type(identity).__name__}")
+    if isinstance(bound.identity.type, sqltypes.Integer):
+        if isinstance(identity, int):
+            return identity
+        if _INTEGER_TEXT.match(identity.strip()):
+            return int(identity.strip())
+        raise invalid(
+            f"catalog {bound.config.name!r} has integer identities; {identity[:40]!r} is not one"
+        )
+    return str(identity) if isinstance(bound.identity.type, sqltypes.String) else identity
+
+
+def scalar(value: Any) -> Scalar:
+    """A database value as a JSON-safe scalar."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else str(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, datetime | date | clock_time):
+        return value.isoformat()
+    return str(value)
+
+
+def to_row(bound: BoundCatalog, record: Any) -> CatalogRow:
+    """A result record (identity, name, data columns...) as a :class:`CatalogRow`."""
+    values = tuple(record)
+    identity = scalar(values[0])
+    if not isinstance(identity, int) or isinstance(identity, bool):
+        identity = str(identity)
+    data = {key: scalar(values[2 + index]) for index, (key, _) in enumerate(bound.data)}
+    return CatalogRow(identity=identity, name=str(values[1]), data=data)
+
+
+def _columns(bound: BoundCatalog) -> Select[Any]:
+    return select(
+        bound.identity.label("identity"),
+        bound.name.label("name"),
+        *(column.label(f"data_{index}") for index, (_, column) in enumerate(bound.data)),
+    )
+
+
+def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
+    """The literal contains search, ordered exact, length, code point, identity, key."""
+    name = bound.name
+    length = func.length(name) if backend == "sqlite" else func.char_length(name)
+    exact_first = case(
+        (func.lower(name) == func.lower(bindparam("term")), literal_column("0")),
+        else_=literal_column("1"),
+    )
+    return (
+        _columns(bound)
+        .where(name.is_not(None), name.like(bindparam("pattern"), escape="\\"))
+        .order_by(
+            exact_first,
+            length,
+            binary_order(name, backend, charsets, binary_collation),
+            bound.identity,
+            *(binary_order(c, backend, charsets, binary_collation) for c in bound.tie_breakers),
+        )
+        .limit(bindparam("row_limit"))
+    )
+
+
+def fetch_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
+    """Every row with ``:identity`` and a non-NULL name, in key order, then name."""
+    return (
+        _columns(bound)
+        .where(bound.identity == bindparam("identity"), bound.name.is_not(None))
+        .order_by(
+            *(binary_order(c, backend, charsets, binary_collation) for c in bound.tie_breakers),
+            binary_order(bound.name, backend, charsets, binary_collation),
+        )
+    )
+
+
+def case_note(bound: BoundCatalog, backend: str) -> str:
+    """The backend's case and accent behaviour for ``bound``'s name column."""
+    if backend == "sqlite":
+        return SQLITE_CASE_NOTE
+    where = f"{bound.table.name}.{bound.name.name}"
+    return f"backend mysql, {where}: {describe_collation(bound.name_collation)}"
+
+
+def coverage_notes(
+    bound: BoundCatalog, backend: str, binding: SnapshotBinding, limit: int, truncated: bool
+) -> list[str]:
+    """What a capture can and cannot say (ARCHITECTURE 6.2)."""
+    where = f"{bound.table.name}.{bound.name.name}"
+    notes = [
+        case_note(bound, backend),
+        f"literal contains filter: the term anywhere in {where}, with '%', '_' and '\\' "
+        "matched literally; rows whose name is NULL are never returned",
+        "order: exact match of lower(name) and lower(term) first, then shorter name "
+        "(characters), then name in code-point order, then identity",
+        f"a miss is scoped to catalog '{bound.config.name}', this filter and snapshot "
+        f"'{binding.label}' (schema {binding.schema_fingerprint[:16]}); it never proves that "
+        "an entity is absent from the running world",
+    ]
+    if truncated:
+        notes.append(f"truncated: more than {limit} rows matched; only the first {limit} are kept")
+    return notes

@@ -1,0 +1,1 @@
+"""The case: ids, admission of a report, text normalization and the CaseBuilder (ARCHITECTURE 3, 5)."""

@@ -1,0 +1,66 @@
+"""What the read-only world database returns: rows, snapshot bindings and search results.
+
+These models are the contract between the database resource (``resources/world_db/database.py``, IO) and the
+pure logic that ranks, captures and assesses (``vba_assets/domain``). A :class:`SearchResult` is
+exactly what a capture artifact records (ARCHITECTURE 6.2).
+"""
+
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: A JSON-safe scalar as stored in a data column.
+Scalar = str | int | float | bool | None
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SnapshotBinding(_Frozen):
+    """Which world data a result came from: the operator's label plus a schema fingerprint."""
+
+    label: str
+    backend: str = Field(description="'sqlite' or 'mysql' (MariaDB/MySQL).")
+    schema_fingerprint: str = Field(
+        description="sha256 of the canonical JSON of the allowlisted tables' reflected columns."
+    )
+
+
+class CatalogRow(_Frozen):
+    """One row of a catalog: its identity, its name and the configured data columns."""
+
+    identity: int | str
+    name: str
+    data: dict[str, Scalar] = Field(default_factory=dict)
+
+
+class SearchResult(_Frozen):
+    """One literal contains search on one catalog, exactly as executed."""
+
+    catalog: str
+    entity_type: str
+    catalog_kind: str = Field(description="'name' or 'localized_name'.")
+    term: str = Field(description="The literal search term, unchanged.")
+    sql: str = Field(description="The exact SQL text sent, with bind placeholders.")
+    parameters: dict[str, Scalar] = Field(description="The bound parameters, in full.")
+    snapshot: SnapshotBinding
+    row_limit: int = Field(description="max_candidates; the query asked for row_limit + 1 rows.")
+    truncated: bool = Field(description="True when more than row_limit rows matched.")
+    rows: list[CatalogRow] = Field(description="At most row_limit rows, in database order.")
+    elapsed_ms: float
+    coverage_notes: list[str] = Field(
+        description="Collation/case behaviour of the backend and the scope of a miss."
+    )
+
+
+class CatalogSearch(Protocol):
+    """The only two operations the world database offers (no raw SQL anywhere)."""
+
+    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        """Literal, parameterized contains search; asks for ``limit + 1`` rows."""
+        ...
+
+    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
+        """All rows of ``catalog`` with this identity (a localized catalog has one per locale)."""
+        ...

@@ -1,0 +1,224 @@
+"""The controller's rules for the interpretation (ARCHITECTURE 7).
+
+:func:`validate_interpretation` returns ``LLM_OUTPUT_RULES`` issues (JSON pointer plus a message that
+says what to do); they go back to the model in the correction loop. Rules:
+
+* Grounding: every quote occurs verbatim in the readable source it cites; every citation and ref
+  resolves to an existing alias (S sources, F facts, N selected entities, D unresolved identities).
+* Retention: every N alias is listed in ``affected_subjects`` or ``context_entities`` with one of
+  its own mentions; every D alias is listed in ``unknowns``.
+* Roles: an alias appears once; an entity is affected only when a cited mention is one of its
+  mentions; a quest giver is never the only affected subject while an ``affected_subject``-role
+  alias exists (it stays context, a possible contributor, never the missing creature).
+* Ambiguity: an ambiguous report has a clarification question and states no affected subject as
+  certain: ``affected_subjects`` may then only reference D aliases.
+* Wording: no causal or diagnostic phrase (:data:`CAUSAL_PHRASES`) in the restatement, the
+  observations or the sub-tasks; sub-tasks are questions; the restatement has no unresolved
+  relative date.
+* Dates: each time reference equals ``interpretation_models.resolve_relative_date`` of its quote,
+  anchored to the frozen ``reported_at`` in the reporter's offset, never the wall clock. An
+  expression the resolver does not know has null dates and must be listed in ``unknowns``.
+
+The grounding, alias-retention and role rules are in :mod:`.interpretation_grounding`; the wording
+and date rules are here. :func:`interpretation_validator` wraps schema and rules into the
+``validate`` callable of ``model_call.run_stage``.
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from vba_assets.domain.interpretation.grounding import (
+    RuleContext,
+    citation_issues,
+    entity_issues,
+    quote_issues,
+    role_issues,
+    rule_context,
+    rule_issue,
+)
+from vba_assets.domain.interpretation.models import (
+    InterpretationOutput,
+    local_report_time,
+    relative_expressions,
+    resolve_relative_date,
+    weekday_name,
+)
+from vba_assets.domain.llm.contract import ValidationIssue, model_validator_for
+from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+
+# --- wording --------------------------------------------------------------------------------------
+
+#: Causal and diagnostic phrases (English, case-insensitive, whole words) refused in the
+#: restatement, the observations and the sub-tasks: causes, hypotheses and fixes belong to the next
+#: phase. Deliberately short so plain descriptions pass ("does not appear", "cannot find").
+#: A phrase inside a double-quoted passage that occurs verbatim in a readable source is the
+#: reporter's own words and is not counted.
+CAUSAL_PHRASES = (
+    "because",
+    "caused by",
+    "due to",
+    "as a result of",
+    "results from",
+    "resulting from",
+    "root cause",
+    "the cause is",
+    "the reason is",
+    "the bug is",
+    "the problem is that",
+    "should be fixed",
+    "must be fixed",
+    "needs to be fixed",
+    "the fix is",
+    "missing spawn",
+    "missing spawns",
+    "spawn is missing",
+    "spawns are missing",
+)
+_CAUSAL = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in CAUSAL_PHRASES)
+    + r")(?!\w)",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|„([^“”\n]+)[“”]")
+
+
+def causal_phrases(text: str, sources: Sequence[str] = ()) -> list[str]:
+    """The :data:`CAUSAL_PHRASES` in ``text``, outside quotes copied from ``sources``."""
+
+    def blank(match: re.Match[str]) -> str:
+        inner = next(group for group in match.groups() if group is not None)
+        return " " * len(match.group(0)) if any(inner in s for s in sources) else match.group(0)
+
+    return [m.group(0) for m in _CAUSAL.finditer(_QUOTED.sub(blank, text))]
+
+
+# --- dates and wording ----------------------------------------------------------------------------
+
+
+def _time_issues(
+    output: InterpretationOutput, stage: InterpretationStageContext, ctx: RuleContext
+) -> list[ValidationIssue]:
+    issues: list[ValidationIssue] = []
+    anchor = local_report_time(stage.case.reported_at, stage.case.reported_at_offset)
+    for index, ref in enumerate(output.time_references):
+        path = f"/time_references/{index}"
+        issues += quote_issues(ref.source, ref.quote, ctx, path)
+        expected = resolve_relative_date(
+            ref.quote, stage.case.reported_at, stage.case.reported_at_offset
+        )
+        if expected is None:
+            if ref.resolved_start is not None or ref.resolved_end is not None:
+                issues.append(
+                    rule_issue(
+                        f"{path}/resolved_start",
+                        f"{ref.quote!r} is not a date expression the controller resolves; set "
+                        "resolved_start and resolved_end to null and list it in unknowns",
+                    )
+                )
+            if not any(
+                u.ref is None and ref.quote.casefold() in u.description.casefold()
+                for u in output.unknowns
+            ):
+                issues.append(
+                    rule_issue(
+                        "/unknowns",
+                        f"the unresolved time expression {ref.quote!r} must be listed in unknowns: "
+                        "add an unknown with ref null whose description quotes it",
+                    )
+                )
+            continue
+        for key, value in (("resolved_start", expected.start), ("resolved_end", expected.end)):
+            if getattr(ref, key) != value:
+                issues.append(
+                    rule_issue(
+                        f"{path}/{key}",
+                        f"{ref.quote!r} resolves to {expected.start.isoformat()}.."
+                        f"{expected.end.isoformat()}: {key} must be {value.isoformat()} (the "
+                        f"reporter's local date of reported_at is {anchor.date().isoformat()}, "
+                        f"{weekday_name(anchor.date())})",
+                    )
+                )
+    return issues
+
+
+def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[ValidationIssue]:
+    sources = list(ctx.readable.values())
+    texts = [
+        ("/restatement", output.restatement),
+        *((f"/observations/{i}/statement", o.statement) for i, o in enumerate(output.observations)),
+        *((f"/sub_tasks/{i}", task) for i, task in enumerate(output.sub_tasks)),
+    ]
+    issues = [
+        rule_issue(
+            path,
+            f"causal or diagnostic wording ({', '.join(repr(h) for h in hits)}) is not allowed: "
+            "state what was reported or looked up; causes, hypotheses and fixes belong to the next "
+            "phase",
+        )
+        for path, text in texts
+        if (hits := causal_phrases(text, sources))
+    ]
+    relative = relative_expressions(output.restatement)
+    if relative:
+        issues.append(
+            rule_issue(
+                "/restatement",
+                f"replace the relative date expression(s) {relative} with the resolved dates "
+                "(YYYY-MM-DD) so the restatement stands alone",
+            )
+        )
+    issues += [
+        rule_issue(
+            f"/sub_tasks/{i}", "a sub-task is a question for the next phase: end it with '?'"
+        )
+        for i, task in enumerate(output.sub_tasks)
+        if not task.rstrip().endswith("?")
+    ]
+    question = output.ambiguity.clarification_question
+    if output.ambiguity.is_ambiguous and not (question or "").strip():
+        issues.append(
+            rule_issue(
+                "/ambiguity/clarification_question",
+                "an ambiguous report needs a clarification question to the reporter",
+            )
+        )
+    elif output.ambiguity.is_ambiguous and not (question or "").rstrip().endswith("?"):
+        issues.append(rule_issue("/ambiguity/clarification_question", "end the question with '?'"))
+    elif not output.ambiguity.is_ambiguous and question is not None:
+        issues.append(
+            rule_issue(
+                "/ambiguity/clarification_question",
+                "only an ambiguous report has a clarification question: set it to null, or set "
+                "is_ambiguous to true",
+            )
+        )
+    return issues
+
+
+# --- all rules ------------------------------------------------------------------------------------
+
+
+def validate_interpretation(
+    output: InterpretationOutput, context: InterpretationStageContext
+) -> list[ValidationIssue]:
+    """Every rule of the module docstring; an empty list means accepted."""
+    ctx = rule_context(context)
+    return [
+        *entity_issues(output, ctx),
+        *role_issues(output, ctx),
+        *citation_issues(output, ctx),
+        *_time_issues(output, context, ctx),
+        *_wording_issues(output, ctx),
+    ]
+
+
+def interpretation_validator(context: InterpretationStageContext) -> Callable[[Any], Any]:
+    """The ``validate`` callable of ``run_stage``: the schema, then :func:`validate_interpretation`.
+
+    Returns the :class:`InterpretationOutput` when valid, else the list of issues.
+    """
+    return model_validator_for(
+        InterpretationOutput, lambda output: validate_interpretation(output, context)
+    )

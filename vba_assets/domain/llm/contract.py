@@ -1,0 +1,329 @@
+"""The model layer's data contract: requests, replies, faults, providers and dispatch records.
+
+A stage builds a :class:`ModelRequest` with :func:`build_request`; a :class:`Provider`
+(``resources/llm``) sends it and returns a :class:`ProviderReply` or raises a
+:class:`ProviderFault`; the correction loop (:mod:`vba_assets.domain.llm.call`) judges the reply
+and records the attempt as a :class:`DispatchRecord` (never a secret). The neutral request of an
+attempt is hashed over its RFC 8785 canonical JSON: that hash is the replay key, and the same
+inputs always give the same bytes (protocol v1 and v2 alike).
+
+Only stdlib, pydantic and ``rfc8785`` (the canonical-JSON serializer) are used here: no IO.
+"""
+
+import hashlib
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+import rfc8785
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema
+from vba_assets.errors import ErrorCode, ModelError
+
+STAGE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+OUTPUT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+#: Protocol v2 appends the output schema under this heading. Part of the frozen protocol.
+SCHEMA_HEADING = "## Required output: one JSON object that validates against this JSON schema"
+
+Finish = Literal[
+    "complete", "incomplete", "refusal", "paused", "context_window_exceeded", "unknown"
+]
+Outcome = Literal["accepted", "rejected", "provider_error", "retry_pending"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def canonical_json(value: Any) -> bytes:
+    """RFC 8785 canonical JSON: the bytes request hashes are built on."""
+    return bytes(rfc8785.dumps(value))
+
+
+# --- requests -------------------------------------------------------------------------------------
+
+
+class ChatMessage(_Frozen):
+    """One provider-neutral chat turn; providers map it to their wire format."""
+
+    role: Literal["user", "assistant"]
+    content: str = Field(min_length=1)
+
+
+class ModelRequest(_Frozen):
+    """Everything a stage asks of a model; byte-reproducible from the frozen revision input."""
+
+    stage: str = Field(pattern=STAGE_PATTERN, description="e.g. 'resolution_plan'.")
+    protocol_version: Literal[1, 2]
+    system: str
+    messages: tuple[ChatMessage, ...] = Field(min_length=1)
+    output_name: str = Field(pattern=OUTPUT_NAME_PATTERN, description="Tool / output name.")
+    output_schema: dict[str, Any]
+    stage_context: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Structured stage data for local providers; real ones ignore it.",
+    )
+    model: str = Field(min_length=1)
+    max_tokens: int = Field(ge=1, le=1_000_000)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+
+    def document(self, messages: Sequence[ChatMessage] | None = None) -> dict[str, Any]:
+        """The provider-neutral request as JSON data, with ``messages`` for one attempt."""
+        data = self.model_dump(mode="json")
+        data["messages"] = [m.model_dump(mode="json") for m in (messages or self.messages)]
+        return data
+
+    def sha256(self, messages: Sequence[ChatMessage] | None = None) -> str:
+        """Hash of the canonical request of one attempt: the replay key."""
+        return hashlib.sha256(canonical_json(self.document(messages))).hexdigest()
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    """The canonical JSON text of a schema, as protocol v2 shows it to the model."""
+    return canonical_json(schema).decode("utf-8")
+
+
+def build_request(
+    stage: str,
+    protocol_version: Literal[1, 2],
+    system: str,
+    user_content: str,
+    output_model: type[BaseModel],
+    *,
+    model: str,
+    max_tokens: int,
+    temperature: float | None = None,
+    output_name: str | None = None,
+    stage_context: dict[str, Any] | None = None,
+    dialect: SchemaDialect = "json_schema",
+) -> ModelRequest:
+    """Build the request of one stage. v2 appends the output schema to the user message; v1 not.
+
+    The same arguments always give the same request bytes (:meth:`ModelRequest.sha256`), which is
+    how a replay rebuilds the requests of a revision frozen at either protocol version.
+    """
+    schema = provider_schema(output_model, dialect=dialect)
+    content = user_content
+    if protocol_version == 2:
+        content = f"{user_content}\n\n{SCHEMA_HEADING}\n\n{schema_text(schema)}"
+    elif protocol_version != 1:
+        raise ValueError(f"unknown protocol_version {protocol_version!r}")
+    return ModelRequest(
+        stage=stage,
+        protocol_version=protocol_version,
+        system=system,
+        messages=(ChatMessage(role="user", content=content),),
+        output_name=output_name or f"submit_{stage}",
+        output_schema=schema,
+        stage_context=stage_context or {},
+        model=model,
+        max_tokens=max_tokens,
+        temperature=temperature,
+    )
+
+
+# --- replies, faults and validation ---------------------------------------------------------------
+
+
+class ValidationIssue(_Frozen):
+    """One reason a reply was rejected: a stable code, a JSON pointer and a message."""
+
+    code: ErrorCode
+    path: str = ""
+    message: str
+
+
+class TokenUsage(_Frozen):
+    input: int | None = None
+    output: int | None = None
+    cache_creation: int | None = None
+    cache_read: int | None = None
+
+
+class ProviderReply(_Frozen):
+    """What one provider HTTP request returned (secrets already redacted by the provider)."""
+
+    status_code: int = 200
+    response_body: str = Field(description="The raw response body text.")
+    output_text: str | None = Field(description="The structured output channel (tool input/JSON).")
+    text: str | None = Field(default=None, description="Free text the model produced, if any.")
+    stop_reason: str | None = Field(description="The provider's own stop/finish reason.")
+    finish: Finish
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    request_id: str | None = None
+    response_id: str | None = None
+    provider_retries: int = 0
+
+
+class ProviderFault(ModelError):
+    """A provider request failed (HTTP status, timeout, connection). ``retryable`` decides."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        *,
+        retryable: bool,
+        kind: str = "http",
+        status_code: int | None = None,
+        retry_after_s: float | None = None,
+        response_body: str | None = None,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            code,
+            message,
+            kind=kind,
+            retryable=retryable,
+            status_code=status_code,
+            request_id=request_id,
+        )
+        self.retryable = retryable
+        self.status_code = status_code
+        self.retry_after_s = retry_after_s
+        self.response_body = response_body
+        self.request_id = request_id
+
+
+class Provider(Protocol):
+    """One model provider. ``send`` makes exactly one request (no hidden retries)."""
+
+    name: str
+
+    def wire_request(
+        self, request: ModelRequest, messages: Sequence[ChatMessage]
+    ) -> dict[str, Any]:
+        """The exact body this provider sends for ``messages`` (no credentials)."""
+        ...
+
+    def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
+        """Send one request; raise :class:`ProviderFault` on a provider failure."""
+        ...
+
+
+def json_pointer(location: Sequence[str | int]) -> str:
+    """A pydantic error location as an RFC 6901 JSON pointer (``""`` is the whole document)."""
+    parts = (str(part).replace("~", "~0").replace("/", "~1") for part in location)
+    return "".join(f"/{part}" for part in parts)
+
+
+def issues_from_validation_error(exc: ValidationError) -> list[ValidationIssue]:
+    """pydantic errors as ``LLM_OUTPUT_SCHEMA`` issues (message and location only, no input)."""
+    return [
+        ValidationIssue(
+            code=ErrorCode.LLM_OUTPUT_SCHEMA,
+            path=json_pointer(error["loc"]),
+            message=error["msg"],
+        )
+        for error in exc.errors()
+    ]
+
+
+def model_validator_for(
+    model_cls: type[Any], rules: Callable[[Any], list[ValidationIssue]] | None = None
+) -> Callable[[Any], Any]:
+    """A ``validate`` callable: the pydantic schema first, then the stage's own ``rules``."""
+
+    def validate(data: Any) -> Any:
+        try:
+            value = model_cls.model_validate(data)
+        except ValidationError as exc:
+            return issues_from_validation_error(exc)
+        found = rules(value) if rules else []
+        return found or value
+
+    return validate
+
+
+# --- records --------------------------------------------------------------------------------------
+
+
+class RejectedRecord(_Frozen):
+    """``rejected/<stage>-<n>.json``: a rejected reply with its body, finish and error codes."""
+
+    stage: str
+    attempt: int
+    request_sha256: str
+    stop_reason: str | None
+    finish: Finish | None
+    response_body: str | None
+    output_text: str | None
+    text: str | None
+    issues: tuple[ValidationIssue, ...]
+
+
+class DispatchRecord(_Frozen):
+    """``dispatches/<stage>-<n>.json``: one model request and what came of it. Never a secret."""
+
+    record_version: Literal[1] = 1
+    stage: str
+    attempt: int = Field(ge=1, description="1-based, per stage, across invocations.")
+    provider: str
+    model: str
+    parameters: dict[str, Any]
+    protocol_version: Literal[1, 2]
+    output_name: str
+    base_request_sha256: str = Field(description="Hash of the stage request before corrections.")
+    request_sha256: str = Field(description="Hash of this attempt's neutral request (replay key).")
+    request: dict[str, Any] = Field(description="The exact body sent to the provider.")
+    started_at: datetime
+    elapsed_ms: float
+    outcome: Outcome
+    status_code: int | None = None
+    response_body: str | None = None
+    output_text: str | None = None
+    text: str | None = None
+    stop_reason: str | None = None
+    finish: Finish | None = None
+    usage: TokenUsage | None = None
+    request_id: str | None = None
+    response_id: str | None = None
+    provider_retries: int = 0
+    issues: tuple[ValidationIssue, ...] = ()
+    error: dict[str, Any] | None = None
+    retry_in_s: float | None = None
+    retry_at: datetime | None = None
+
+    def rejected_record(self) -> RejectedRecord | None:
+        """The rejected-response artifact of this attempt, or None if it was not rejected."""
+        if self.outcome != "rejected":
+            return None
+        return RejectedRecord(
+            stage=self.stage,
+            attempt=self.attempt,
+            request_sha256=self.request_sha256,
+            stop_reason=self.stop_reason,
+            finish=self.finish,
+            response_body=self.response_body,
+            output_text=self.output_text,
+            text=self.text,
+            issues=self.issues,
+        )
+
+    def reply(self) -> ProviderReply | None:
+        """The provider reply this record holds (accepted or rejected), for replay and reuse."""
+        if self.outcome not in ("accepted", "rejected") or self.finish is None:
+            return None
+        return ProviderReply(
+            status_code=self.status_code or 200,
+            response_body=self.response_body or "",
+            output_text=self.output_text,
+            text=self.text,
+            stop_reason=self.stop_reason,
+            finish=self.finish,
+            usage=self.usage or TokenUsage(),
+            request_id=self.request_id,
+            response_id=self.response_id,
+            provider_retries=self.provider_retries,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """A short JSON-safe line for error details."""
+        return {
+            "attempt": self.attempt,
+            "outcome": self.outcome,
+            "finish": self.finish,
+            "status_code": self.status_code,
+            "codes": [issue.code.value for issue in self.issues],
+        }

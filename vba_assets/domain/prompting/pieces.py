@@ -1,0 +1,255 @@
+"""Request text as pieces, and the case data rendered into them (ARCHITECTURE 7-8).
+
+A :class:`Piece` is a run of request text: a labelled
+:class:`~vba_assets.domain.prompting.items.ContextItem`, or template glue when it has no item. This
+module holds the piece toolkit (:func:`glue`, :func:`part`, :func:`joined`, :func:`text_of`,
+:func:`items_of`) and the renderers of case data, which carry no fixed text of their own: the
+delimited source blocks, a search with its mentions and candidates, the F/N/D alias lines and the
+per-case check rules. :mod:`.stage_render` assembles them, with its fixed notices and legends, into
+the three stage documents and the system prompt.
+"""
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.prompting.items import ContextItem, Lifecycle
+from vba_assets.domain.prompting.stage_context import SearchView, SourceView
+from vba_assets.domain.resolution.models import (
+    FactAlias,
+    MentionCitation,
+    ResolutionContext,
+    SelectedEntityAlias,
+    UnresolvedIdentityAlias,
+)
+
+CASE = "case.json"
+REVISION_INPUT = "input.json"
+ER_INPUT = "entity-resolution/input.json"
+PLAN = "entity-resolution/plan.json"
+CANDIDATES = "entity-resolution/candidates.json"
+RESOLUTION_CONTEXT = "entity-resolution/context.json"
+
+
+# --- pieces ---------------------------------------------------------------------------------------
+
+
+class Piece(NamedTuple):
+    """A run of request text: a labelled item, or template glue when ``item`` is None."""
+
+    text: str
+    item: ContextItem | None = None
+
+
+Pieces = list[Piece]
+
+
+def glue(text: str) -> Pieces:
+    return [Piece(text)]
+
+
+def part(
+    name: str, lifecycle: Lifecycle, source: str, text: str, sha256: str | None = None
+) -> Pieces:
+    """One labelled item whose text is ``text``."""
+    item = ContextItem(
+        name=name, lifecycle=lifecycle, source=source, source_sha256=sha256, text=text
+    )
+    return [Piece(text, item)]
+
+
+def joined(separator: str, parts: Iterable[Pieces]) -> Pieces:
+    """``separator.join`` for pieces: the separators are glue."""
+    out: Pieces = []
+    for number, pieces in enumerate(parts):
+        if number:
+            out.append(Piece(separator))
+        out += pieces
+    return out
+
+
+def text_of(pieces: Sequence[Piece]) -> str:
+    return "".join(piece.text for piece in pieces)
+
+
+def items_of(pieces: Sequence[Piece], slot: str) -> list[ContextItem]:
+    """The labelled pieces as items placed in ``slot``, in order (one per insertion)."""
+    return [p.item.model_copy(update={"slot": slot}) for p in pieces if p.item is not None]
+
+
+def json_text(value: Any) -> str:
+    """A value as compact JSON with sorted keys (names, identities and data in the text)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def case_id_pieces(case_id: str) -> Pieces:
+    return part("case_id", "per_case", f"{CASE}#/case_id", case_id)
+
+
+def _mention(mention: MentionCitation, *, offsets: bool) -> str:
+    data = mention.model_dump(mode="json", include=None if offsets else {"source", "quote"})
+    return json.dumps(data, ensure_ascii=False)  # field order: source, quote, start, end
+
+
+def _distinct_mentions(mentions: Sequence[MentionCitation]) -> str:
+    return "; ".join(dict.fromkeys(_mention(m, offsets=False) for m in mentions))
+
+
+# --- sources --------------------------------------------------------------------------------------
+
+
+def source_pieces(sources: Sequence[SourceView]) -> Pieces:
+    """Readable sources as delimited blocks; unreadable ones as one line that forbids quoting."""
+    parts = []
+    for index, source in enumerate(sources):
+        label = f"{source.alias} | kind {source.kind} | name {json_text(source.name)}"
+        if not source.readable or source.text is None:
+            reason = source.unreadable_reason or "no text"
+            text = f"- {label}: UNREADABLE ({reason}); it cannot be quoted"
+        else:
+            # The marker derives from the text itself, so the text cannot contain its own END line.
+            marker = hashlib.sha256(source.text.encode("utf-8")).hexdigest()[:16]
+            text = (
+                f"<<<BEGIN SOURCE {label} | {len(source.text)} characters | marker {marker}>>>\n"
+                f"{source.text}\n<<<END SOURCE {source.alias} | marker {marker}>>>"
+            )
+        parts.append(part(f"source:{source.alias}", "per_case", f"{CASE}#/sources/{index}", text))
+    return joined("\n\n", parts)
+
+
+def render_sources(sources: Sequence[SourceView]) -> str:
+    """The sources section's blocks as text."""
+    return text_of(source_pieces(sources))
+
+
+# --- model call 2: one search ---------------------------------------------------------------------
+
+
+def search_pieces(search: SearchView, index: int) -> Pieces:
+    """One search of the plan: its capture, the mentions it answers and its candidates."""
+    capture = (
+        f"- Capture {search.capture_alias}: TRUNCATED (more rows matched than were captured): "
+        "this search cannot have a unique selection."
+        if search.truncated
+        else f"- Capture {search.capture_alias}: complete (every matching row was captured)."
+    )
+    header = (
+        f"### {search.search_id}: {json_text(search.term)} in {search.catalog} (role {search.role})"
+    )
+    candidates = [
+        f"  - {c.candidate_id}: identity {json_text(c.identity)}, name {json_text(c.name)}, tier "
+        f"{MatchTier(c.tier).label}, catalog {c.catalog} ({c.catalog_kind}), capture row "
+        f"{c.capture_row}, data {json_text(c.data)}"
+        + (f", other matching names {json_text(c.other_names)}" if c.other_names else "")
+        for c in search.candidates
+    ]
+    mentions = "\n".join(f"  - {_mention(m, offsets=True)}" for m in search.mentions)
+    sid, where = search.search_id, f"{CANDIDATES}#/searches/{index}"
+    lines = [
+        part(f"search:{sid}", "per_stage", where, f"{header}\n{capture}"),
+        glue("- Mentions (a selection cites one of them exactly):"),
+    ]
+    if search.mentions:
+        mentions_source = f"{PLAN}#/plan/searches/{index}/mentions"
+        lines.append(part(f"mentions:{sid}", "per_stage", mentions_source, mentions))
+    lines.append(glue("- Candidates, best match first:"))
+    if candidates:
+        lines.append(
+            part(f"candidates:{sid}", "per_stage", f"{where}/candidates", "\n".join(candidates))
+        )
+    else:
+        lines.append(glue("  - none: no row matched in this catalog and snapshot"))
+    return joined("\n", lines)
+
+
+# --- model call 3: the F/N/D aliases and the per-case rules ---------------------------------------
+
+
+_Alias = TypeVar("_Alias", FactAlias, SelectedEntityAlias, UnresolvedIdentityAlias)
+
+
+def _alias_lines(
+    collection: str, aliases: Sequence[_Alias], line: Callable[[_Alias], str]
+) -> list[Pieces]:
+    """One per-stage item per alias of ``collection`` (``facts``, ...), or ``- none``."""
+    if not aliases:
+        return [glue("- none")]
+    return [
+        part(f"alias:{a.alias}", "per_stage", f"{RESOLUTION_CONTEXT}#/{collection}/{i}", line(a))
+        for i, a in enumerate(aliases)
+    ]
+
+
+def _fact_line(f: FactAlias) -> str:
+    return (
+        f"- {f.alias}: search {f.search_id} {json_text(f.term)} in {f.catalog}: {f.rows} "
+        + ("row" if f.rows == 1 else "rows")
+        + (", TRUNCATED (more rows matched than were captured)" if f.truncated else ", complete")
+    )
+
+
+def _selected_line(n: SelectedEntityAlias) -> str:
+    return (
+        f"- {n.alias}: {json_text(n.name)}, {n.entity_type} {json_text(n.identity)} from "
+        f"{n.catalog}, role {n.role} (search {n.search_id}). Mentions: "
+        + _distinct_mentions(n.mentions)
+    )
+
+
+def _unresolved_line(d: UnresolvedIdentityAlias) -> str:
+    return (
+        f"- {d.alias}: {json_text(d.term)}, role {d.role}, {d.status}; candidate identities "
+        f"{json_text(d.candidate_identities)} (search {d.search_id}). Mentions: "
+        + _distinct_mentions(d.mentions)
+    )
+
+
+def fact_lines(resolution: ResolutionContext) -> list[Pieces]:
+    """One line per lookup fact (F alias), or ``- none``."""
+    return _alias_lines("facts", resolution.facts, _fact_line)
+
+
+def selected_lines(resolution: ResolutionContext) -> list[Pieces]:
+    """One line per selected entity (N alias), or ``- none``."""
+    return _alias_lines("selected", resolution.selected, _selected_line)
+
+
+def unresolved_lines(resolution: ResolutionContext) -> list[Pieces]:
+    """One line per unresolved identity (D alias), or ``- none``."""
+    return _alias_lines("unresolved", resolution.unresolved, _unresolved_line)
+
+
+def quote_rule(sources: Sequence[SourceView]) -> Pieces:
+    """Which sources may be quoted (the readable ones) and which may not."""
+    readable = [s.alias for s in sources if s.readable and s.text is not None]
+    unreadable = [s.alias for s in sources if s.alias not in readable]
+    rule = f"- Quote only the readable sources {', '.join(readable)}, copying text exactly" + (
+        f"; {', '.join(unreadable)} cannot be quoted." if unreadable else "."
+    )
+    return part("quote_rule", "per_case", f"{CASE}#/sources", rule)
+
+
+def retain_rules(resolution: ResolutionContext) -> list[Pieces]:
+    """One rule per N alias (keep it as an entity) and per D alias (keep it as an unknown)."""
+    selected = [
+        part(
+            f"retain:{n.alias}",
+            "per_stage",
+            f"{RESOLUTION_CONTEXT}#/selected/{i}",
+            f"- Keep {n.alias} ({json_text(n.name)}, role {n.role}) in affected_subjects or "
+            "context_entities, citing one of its mentions.",
+        )
+        for i, n in enumerate(resolution.selected)
+    ]
+    unresolved = [
+        part(
+            f"retain:{d.alias}",
+            "per_stage",
+            f"{RESOLUTION_CONTEXT}#/unresolved/{i}",
+            f"- Keep {d.alias} ({json_text(d.term)}) in unknowns with ref {json_text(d.alias)}.",
+        )
+        for i, d in enumerate(resolution.unresolved)
+    ]
+    return selected + unresolved

@@ -1,0 +1,382 @@
+"""Stage contexts, model requests and validators of the three semantic stages (ARCHITECTURE 6-8).
+
+Per stage: a pure helper builds the stage context from frozen artifacts
+(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`:
+they live in :mod:`.stage_context` and are re-exported here), a builder turns it into a
+:class:`~vba_assets.domain.llm.contract.ModelRequest`, and a validator factory gives the
+``validate`` callable of ``run_stage`` (schema first, then the stage's rules).
+
+Request layout (what the model receives, in order):
+
+1. ``system``: the versioned instructions of the stage, then its few-shot examples, each rendered
+   exactly like a real request plus the accepted reply. Static for a prompt version.
+2. The output schema (the tool / response schema, set by the provider from ``output_schema``).
+3. One user message: the stage context, rendered canonically by :mod:`.stage_render`.
+   Protocol v2 appends the schema.
+
+The same inputs always give byte-identical requests; ``stage_context`` carries the structured
+context for local providers. :func:`request_items` lists the labelled items a request is built
+from (lifecycle, source, exact text) for its context manifest (:mod:`.context_manifest`); they come
+from the same pieces as the request text, so they cannot drift from it.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vba_assets.config import CatalogConfig
+from vba_assets.domain.interpretation.models import InterpretationOutput
+from vba_assets.domain.interpretation.rules import interpretation_validator
+from vba_assets.domain.llm.contract import (
+    SCHEMA_HEADING,
+    ModelRequest,
+    build_request,
+    canonical_json,
+    model_validator_for,
+    schema_text,
+)
+from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema
+from vba_assets.domain.prompting.items import (
+    FIELD_SLOT,
+    SYSTEM_SLOT,
+    ContextItem,
+    message_slot,
+    text_sha256,
+)
+from vba_assets.domain.prompting.pieces import Pieces, glue, items_of, part, text_of
+from vba_assets.domain.prompting.prompts import PromptExample, PromptSet
+from vba_assets.domain.prompting.render import (
+    assessment_pieces,
+    interpretation_pieces,
+    plan_pieces,
+    render_example,
+    system_pieces,
+)
+from vba_assets.domain.prompting.stage_context import (
+    AssessmentStageContext,
+    InterpretationStageContext,
+    PlanStageContext,
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
+from vba_assets.domain.resolution.models import (
+    CandidateIndex,
+    ResolutionAssessmentOutput,
+    ResolutionContext,
+    ResolutionPlanOutput,
+)
+from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.errors import ErrorCode, ModelError
+
+SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
+OUTPUT_NAME_SOURCE = "vba_assets/domain/llm/contract.py#build_request"
+STAGE_CONTEXT_SOURCE = "ModelRequest.stage_context"
+
+ProtocolVersion = Literal[1, 2]
+PLAN_STAGE = "resolution_plan"
+ASSESSMENT_STAGE = "resolution_assessment"
+INTERPRETATION_STAGE = "interpretation"
+
+
+class RequestParams(BaseModel):
+    """The model parameters of a request (frozen per revision with the protocol version)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = Field(min_length=1)
+    max_tokens: int = Field(ge=1, le=1_000_000)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    dialect: SchemaDialect = "json_schema"
+
+
+# --- requests -------------------------------------------------------------------------------------
+
+
+def interpretation_prompt_name(context: InterpretationStageContext) -> str:
+    """``interpretation_resolved`` with F/N/D aliases, ``interpretation_unresolved`` without."""
+    resolved = context.resolution is not None
+    return "interpretation_resolved" if resolved else "interpretation_unresolved"
+
+
+class ExampleStage(NamedTuple):
+    """A few-shot example's stage context and the validator its reply must pass."""
+
+    context: PlanStageContext | AssessmentStageContext | InterpretationStageContext
+    validate: Callable[[Any], Any]
+
+
+def example_stage(example: PromptExample) -> ExampleStage:
+    """Rebuild an example's stage context from its frozen inputs, with its stage's validator."""
+    data = example.data
+    case = data["case"]
+    if example.prompt == PLAN_STAGE:
+        catalogs = [CatalogConfig.model_validate(c) for c in data["catalogs"]]
+        context: Any = plan_stage_context(case, catalogs, data["max_searches"])
+        return ExampleStage(context, plan_validator(case, catalogs, data["max_searches"]))
+    if example.prompt == ASSESSMENT_STAGE:
+        plan = ResolutionPlanOutput.model_validate(data["plan"])
+        index = CandidateIndex.model_validate(data["candidate_index"])
+        context = assessment_stage_context(case, plan, index)
+        return ExampleStage(context, assessment_validator(case, plan, index))
+    resolution = data.get("resolution") if example.prompt == "interpretation_resolved" else None
+    context = interpretation_stage_context(
+        case, ResolutionContext.model_validate(resolution) if resolution else None
+    )
+    return ExampleStage(context, interpretation_validator(context))
+
+
+class _Stage(NamedTuple):
+    stage: str
+    output: type[BaseModel]
+    pieces: Callable[[Any], Pieces]
+
+
+_STAGES: dict[str, _Stage] = {
+    "resolution_plan": _Stage(PLAN_STAGE, ResolutionPlanOutput, plan_pieces),
+    "resolution_assessment": _Stage(
+        ASSESSMENT_STAGE, ResolutionAssessmentOutput, assessment_pieces
+    ),
+    "interpretation_resolved": _Stage(
+        INTERPRETATION_STAGE, InterpretationOutput, interpretation_pieces
+    ),
+    "interpretation_unresolved": _Stage(
+        INTERPRETATION_STAGE, InterpretationOutput, interpretation_pieces
+    ),
+}
+
+
+def _system_pieces(prompts: PromptSet, prompt: str) -> Pieces:
+    render = _STAGES[prompt].pieces
+    folder = f"prompts/{prompts.version}"
+    instructions = part(
+        "instructions",
+        "static",
+        f"{folder}/{prompt}.md",
+        prompts.instruction(prompt).rstrip("\n"),
+        prompts.files.get(f"{prompt}.md"),
+    )
+    examples = [
+        part(
+            f"example:{example.path.rsplit('/', 1)[-1].removesuffix('.json')}",
+            "static",
+            f"{folder}/{example.path}",
+            render_example(
+                number,
+                example.title,
+                text_of(render(example_stage(example).context)),
+                example.data["output"],
+            ),
+            prompts.files.get(example.path),
+        )
+        for number, example in enumerate(prompts.examples_for(prompt), start=1)
+    ]
+    return system_pieces(instructions, examples)
+
+
+def system_prompt(prompts: PromptSet, prompt: str) -> str:
+    """The instructions of ``prompt`` followed by its examples (static per prompt version)."""
+    return text_of(_system_pieces(prompts, prompt))
+
+
+def _prompt_of(context: BaseModel) -> str:
+    if isinstance(context, PlanStageContext):
+        return "resolution_plan"
+    if isinstance(context, AssessmentStageContext):
+        return "resolution_assessment"
+    if isinstance(context, InterpretationStageContext):
+        return interpretation_prompt_name(context)
+    raise TypeError(f"not a stage context: {type(context).__name__}")
+
+
+class RequestLayout(NamedTuple):
+    """What a request is built from: the system text, the user content before protocol v2's
+    schema block, the whole first message, and the labelled items in them."""
+
+    system: str
+    user: str
+    message: str
+    items: list[ContextItem]
+
+
+def _layout(
+    context: BaseModel,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    schema: dict[str, Any],
+) -> RequestLayout:
+    prompt = _prompt_of(context)
+    stage = _STAGES[prompt]
+    system = _system_pieces(prompts, prompt)
+    user = stage.pieces(context)
+    schema_json = schema_text(schema)
+    schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
+    message = list(user)
+    if protocol_version == 2:  # as build_request does: the schema block ends the user message
+        heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
+        message += [
+            *glue("\n\n"),
+            *part("schema_heading", "static", SCHEMA_HEADING_SOURCE, SCHEMA_HEADING, heading_sha),
+            *glue("\n\n"),
+            *part("output_schema", "static", schema_source, schema_json, schema_sha),
+        ]
+    fields = [
+        ("provider:output_schema", "provider_injected", schema_source, schema_json),
+        ("provider:output_name", "provider_injected", OUTPUT_NAME_SOURCE, f"submit_{stage.stage}"),
+        ("stage_context", "per_stage", STAGE_CONTEXT_SOURCE, _stage_data(context)),
+    ]
+    items = [*items_of(system, SYSTEM_SLOT), *items_of(message, message_slot(0))]
+    items += [
+        ContextItem(
+            name=name,
+            lifecycle=lifecycle,
+            source=source,
+            source_sha256=text_sha256(text),
+            slot=FIELD_SLOT,
+            text=text,
+        )
+        for name, lifecycle, source, text in fields
+    ]
+    return RequestLayout(text_of(system), text_of(user), text_of(message), items)
+
+
+def _stage_data(context: BaseModel) -> str:
+    """A stage context as the canonical JSON a neutral request carries in ``stage_context``."""
+    return canonical_json(context.model_dump(mode="json")).decode("utf-8")
+
+
+def _request(
+    context: BaseModel,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    params: RequestParams,
+) -> ModelRequest:
+    output = _STAGES[_prompt_of(context)]
+    layout = _layout(
+        context, prompts, protocol_version, provider_schema(output.output, dialect=params.dialect)
+    )
+    return build_request(
+        output.stage,
+        protocol_version,
+        layout.system,
+        layout.user,
+        output.output,
+        model=params.model,
+        max_tokens=params.max_tokens,
+        temperature=params.temperature,
+        stage_context=context.model_dump(mode="json"),
+        dialect=params.dialect,
+    )
+
+
+def build_plan_request(
+    stage_context: PlanStageContext,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    params: RequestParams,
+) -> ModelRequest:
+    """Model call 1: propose grounded searches."""
+    return _request(stage_context, prompts, protocol_version, params)
+
+
+def build_assessment_request(
+    stage_context: AssessmentStageContext,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    params: RequestParams,
+) -> ModelRequest:
+    """Model call 2: assess every search's candidates."""
+    return _request(stage_context, prompts, protocol_version, params)
+
+
+def build_interpretation_request(
+    stage_context: InterpretationStageContext,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    params: RequestParams,
+) -> ModelRequest:
+    """Model call 3: the resolved prompt when ``resolution`` is set, the unresolved one otherwise."""
+    return _request(stage_context, prompts, protocol_version, params)
+
+
+# --- context items --------------------------------------------------------------------------------
+
+
+def request_items(
+    stage_context: PlanStageContext | AssessmentStageContext | InterpretationStageContext,
+    prompts: PromptSet,
+    protocol_version: ProtocolVersion,
+    dialect: SchemaDialect = "json_schema",
+) -> list[ContextItem]:
+    """The labelled items the builder assembles this stage's request from, in request order.
+
+    Placed items (slot ``system`` or ``message:0``) are listed once per insertion; field items
+    (slot ``field``) are what a provider may carry besides the text (the schema, the output name,
+    the structured stage context). Static items carry their sha256 (prompt files from the lock,
+    code constants by their text); artifact hashes are left to the reader of the case package.
+    """
+    output = _STAGES[_prompt_of(stage_context)].output
+    schema = provider_schema(output, dialect=dialect)
+    return _layout(stage_context, prompts, protocol_version, schema).items
+
+
+_CONTEXTS: dict[str, type[BaseModel]] = {
+    PLAN_STAGE: PlanStageContext,
+    ASSESSMENT_STAGE: AssessmentStageContext,
+    INTERPRETATION_STAGE: InterpretationStageContext,
+}
+
+
+def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[ContextItem]:
+    """:func:`request_items` of a built request, checked against the request's own text.
+
+    Raises:
+        ModelError: ``CONTEXT_MANIFEST_MISMATCH`` when the request was not built by this module
+            from its stage context with ``prompts`` (another stage, prompt version or protocol).
+    """
+    context_type = _CONTEXTS.get(request.stage)
+    if context_type is None:
+        raise _not_built_here(request, f"stage {request.stage!r} has no request builder")
+    try:
+        context = context_type.model_validate(request.stage_context)
+    except ValidationError:
+        raise _not_built_here(request, "its stage_context is not a valid stage context") from None
+    layout = _layout(context, prompts, request.protocol_version, request.output_schema)
+    if (request.system, request.messages[0].content) != (layout.system, layout.message):
+        raise _not_built_here(
+            request,
+            f"its text differs from what prompt version {prompts.version} and its stage "
+            "context give",
+        )
+    return layout.items
+
+
+def _not_built_here(request: ModelRequest, why: str) -> ModelError:
+    return ModelError(
+        ErrorCode.CONTEXT_MANIFEST_MISMATCH,
+        f"stage {request.stage}: cannot list the items of this request: {why}",
+        stage=request.stage,
+    )
+
+
+# --- validators for the correction loop -----------------------------------------------------------
+
+
+def plan_validator(
+    case_doc: Mapping[str, Any], catalogs: Sequence[CatalogConfig], max_searches: int
+) -> Callable[[Any], Any]:
+    """``validate`` for model call 1: the plan schema, then ``resolution_rules.validate_plan``."""
+    return model_validator_for(
+        ResolutionPlanOutput, lambda plan: validate_plan(plan, case_doc, catalogs, max_searches)
+    )
+
+
+def assessment_validator(
+    case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
+) -> Callable[[Any], Any]:
+    """``validate`` for model call 2: the schema, then ``resolution_rules.validate_assessment``."""
+    return model_validator_for(
+        ResolutionAssessmentOutput,
+        lambda assessment: validate_assessment(assessment, candidate_index, plan, case_doc),
+    )

@@ -1,0 +1,233 @@
+"""The structured content of each model stage (``ModelRequest.stage_context``) and its builders.
+
+One model per stage holds exactly what the stage may see. The request builders render it into the
+user message (so a real model reads the same facts), and the deterministic heuristic provider reads
+it directly (so it never parses prompts). It is built from frozen artifacts only
+(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`),
+so a replayed revision rebuilds it byte for byte.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vba_assets.config import CatalogConfig
+from vba_assets.domain.case.builder import Case
+from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.catalog.world import Scalar
+from vba_assets.domain.resolution.models import (
+    SEARCH_ROLES,
+    CandidateIndex,
+    MentionCitation,
+    ResolutionContext,
+    ResolutionPlanOutput,
+    SearchRole,
+)
+from vba_assets.errors import ErrorCode, StoreError
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceView(_Frozen):
+    """A case source as the model sees it (unreadable sources carry no text)."""
+
+    alias: str
+    kind: str
+    name: str | None = None
+    readable: bool
+    text: str | None = None
+    unreadable_reason: str | None = None
+
+
+class CatalogView(_Frozen):
+    """A catalog the plan may name; tables and columns are never shown."""
+
+    name: str
+    entity_type: str
+    kind: Literal["name", "localized_name"]
+
+
+class PlanStageContext(_Frozen):
+    """Model call 1: the readable sources and the catalogs."""
+
+    stage: Literal["resolution_plan"] = "resolution_plan"
+    case_id: str
+    sources: list[SourceView]
+    catalogs: list[CatalogView]
+    max_searches: int
+    roles: list[SearchRole] = Field(default_factory=lambda: list(SEARCH_ROLES))
+
+
+class CandidateView(_Frozen):
+    """One ranked candidate of a search, with its capture row."""
+
+    candidate_id: str
+    identity: int | str
+    name: str
+    tier: MatchTier
+    catalog: str
+    catalog_kind: str
+    capture_row: int
+    data: dict[str, Scalar]
+    other_names: list[str] = Field(
+        default_factory=list, description="Other matching rows of the same entity (e.g. locales)."
+    )
+
+
+class SearchView(_Frozen):
+    """One executed search and its candidates."""
+
+    search_id: str
+    term: str
+    catalog: str
+    role: SearchRole
+    mentions: list[MentionCitation]
+    capture_alias: str
+    truncated: bool
+    candidates: list[CandidateView]
+
+
+class AssessmentStageContext(_Frozen):
+    """Model call 2: the sources and every search with its candidates."""
+
+    stage: Literal["resolution_assessment"] = "resolution_assessment"
+    case_id: str
+    sources: list[SourceView]
+    searches: list[SearchView]
+
+
+class CaseHeader(_Frozen):
+    """Case facts the interpretation needs besides the sources."""
+
+    case_id: str
+    title: str | None
+    reported_at: str = Field(description="UTC, ISO-8601: the anchor for relative dates.")
+    reported_at_offset: str | None = Field(
+        default=None, description="The reporter's UTC offset, e.g. '+02:00', for local days."
+    )
+
+
+class InterpretationStageContext(_Frozen):
+    """Model call 3: the frozen case plus, when resolution ran, its F/N/D aliases."""
+
+    stage: Literal["interpretation"] = "interpretation"
+    case: CaseHeader
+    sources: list[SourceView]
+    resolution: ResolutionContext | None = Field(
+        default=None, description="None when entity resolution is disabled (unresolved prompt)."
+    )
+
+
+# --- stage contexts from frozen artifacts ---------------------------------------------------------
+
+
+def _case(case_doc: Mapping[str, Any]) -> Case:
+    try:
+        return Case.model_validate(case_doc)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = "/".join(str(part) for part in error["loc"])
+        raise StoreError(
+            ErrorCode.ARTIFACT_CORRUPT,
+            f"case.json is not a valid case: {where}: {error['msg']}",
+            artifact="case.json",
+        ) from None
+
+
+def source_views(case: Case) -> list[SourceView]:
+    """The sources as a model sees them: unreadable ones carry no text."""
+    return [
+        SourceView(
+            alias=source.alias,
+            kind=source.kind,
+            name=source.name,
+            readable=source.readable,
+            text=source.text if source.readable else None,
+            unreadable_reason=source.unreadable_reason,
+        )
+        for source in case.sources
+    ]
+
+
+def plan_stage_context(
+    case_doc: Mapping[str, Any], catalogs: Sequence[CatalogConfig], max_searches: int
+) -> PlanStageContext:
+    """Model call 1 sees the sources and the catalog names (never tables or columns)."""
+    case = _case(case_doc)
+    return PlanStageContext(
+        case_id=case.case_id,
+        sources=source_views(case),
+        catalogs=[
+            CatalogView(name=c.name, entity_type=c.entity_type, kind=c.kind) for c in catalogs
+        ],
+        max_searches=max_searches,
+    )
+
+
+def assessment_stage_context(
+    case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
+) -> AssessmentStageContext:
+    """Model call 2 sees the sources and every search with its ranked candidates."""
+    case = _case(case_doc)
+    if len(plan.searches) != len(candidate_index.searches):
+        raise StoreError(
+            ErrorCode.ARTIFACT_CORRUPT,
+            f"candidates.json has {len(candidate_index.searches)} searches, the plan "
+            f"{len(plan.searches)}",
+            artifact="candidates.json",
+        )
+    searches = []
+    for proposed, search in zip(plan.searches, candidate_index.searches, strict=True):
+        candidates = [
+            CandidateView(
+                candidate_id=candidate_id,
+                identity=candidate.identity,
+                name=candidate.name,
+                tier=candidate.tier,
+                catalog=candidate.catalog,
+                catalog_kind=candidate.catalog_kind,
+                capture_row=candidate.source_index,
+                data=candidate.data,
+                other_names=list(
+                    dict.fromkeys(
+                        r.name for r in candidate.also_matched if r.name != candidate.name
+                    )
+                ),
+            )
+            for candidate_id, candidate in zip(search.candidate_ids, search.candidates, strict=True)
+        ]
+        searches.append(
+            SearchView(
+                search_id=search.search_id,
+                term=search.term,
+                catalog=search.catalog,
+                role=search.role,
+                mentions=list(proposed.mentions),
+                capture_alias=search.capture_alias,
+                truncated=search.truncated,
+                candidates=candidates,
+            )
+        )
+    return AssessmentStageContext(
+        case_id=case.case_id, sources=source_views(case), searches=searches
+    )
+
+
+def interpretation_stage_context(
+    case_doc: Mapping[str, Any], resolution_context: ResolutionContext | None
+) -> InterpretationStageContext:
+    """Model call 3 sees the case header, the sources and, when resolution ran, F/N/D aliases."""
+    case = _case(case_doc)
+    return InterpretationStageContext(
+        case=CaseHeader(
+            case_id=case.case_id,
+            title=case.title,
+            reported_at=case.reported_at,
+            reported_at_offset=case.reported_at_offset,
+        ),
+        sources=source_views(case),
+        resolution=resolution_context,
+    )

@@ -1,0 +1,227 @@
+"""Entity-resolution artifacts and model outputs (ARCHITECTURE 6; seed entity-resolution.txt).
+
+Two kinds of models live here:
+
+* **Model outputs** (:class:`ResolutionPlanOutput`, :class:`ResolutionAssessmentOutput`): what a model
+  (or the heuristic baseline) must reply. Strict (``extra="forbid"``): there is no field in which a
+  table, a column, SQL, a URL or a credential could be expressed. Field descriptions reach the model
+  through the JSON schema.
+* **Controller artifacts** (:class:`ResolutionInput`, :class:`CaptureArtifact`, :class:`CandidateIndex`,
+  :class:`ResolutionContext`): written by the controller, never by a model.
+
+The rules that go beyond the schema (grounding, limits, candidate membership) are in
+``resolution_rules.py``; they produce :class:`~vba_assets.domain.llm.contract.ValidationIssue` lists
+that feed the correction loop.
+"""
+
+import typing
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from vba_assets.domain.catalog.matching import RankedCandidate
+from vba_assets.domain.catalog.world import SearchResult, SnapshotBinding
+
+#: The contextual roles a search may give a name. A role is a model's contextual reading of the
+#: report, never evidence of cause.
+SearchRole = Literal["affected_subject", "quest_giver", "location_context", "other_context"]
+SEARCH_ROLES: tuple[SearchRole, ...] = typing.get_args(SearchRole)
+
+#: How every model-selected entity is labelled in the interpretation context.
+SELECTION_ROLE_LABEL: Literal["model_contextual_selection_not_causation"] = (
+    "model_contextual_selection_not_causation"
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Model output: the plan (model call 1)
+
+
+class MentionCitation(_Strict):
+    """An exact span of a readable case source."""
+
+    source: str = Field(description="Source alias from the case, e.g. 'S2'.", pattern=r"^S[0-9]+$")
+    quote: str = Field(
+        min_length=1,
+        max_length=300,
+        description="The exact text of the span, copied character for character from the source.",
+    )
+    start: int = Field(ge=0, description="Offset of the span's first character in the source text.")
+    end: int = Field(ge=1, description="Offset just past the span's last character (exclusive).")
+
+
+class ProposedSearch(_Strict):
+    """One literal name search the controller may run."""
+
+    term: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The name to search for, exactly as it occurs inside every cited quote "
+        "(a singular inside a plural is fine: 'Wolpertinger' inside 'Wolpertingers').",
+    )
+    catalog: str = Field(description="One of the configured catalog names listed in the request.")
+    role: SearchRole = Field(
+        description="The contextual role of the named entity in the report: the affected subject "
+        "(what the report is about), a quest giver, a location, or other context."
+    )
+    mentions: list[MentionCitation] = Field(
+        min_length=1, max_length=8, description="Where the report names it."
+    )
+
+
+class ResolutionPlanOutput(_Strict):
+    """Model call 1: the grounded searches to run. An empty list is valid (no entity named)."""
+
+    searches: list[ProposedSearch] = Field(
+        description="At most max_searches searches, no duplicate (term, catalog) pair."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Model output: the assessment (model call 2)
+
+
+class EvidenceQuote(_Strict):
+    """Report context that supports a decision, beyond the bare name."""
+
+    source: str = Field(pattern=r"^S[0-9]+$")
+    quote: str = Field(min_length=1, max_length=500, description="Exact text from that source.")
+
+
+class SearchAssessmentOutput(_Strict):
+    """The verdict on one search."""
+
+    search_id: str = Field(pattern=r"^Q[0-9]+$", description="The search, e.g. 'Q1'.")
+    status: Literal["selected", "ambiguous", "no_match"]
+    candidate_id: str | None = Field(
+        default=None,
+        description="With 'selected': the chosen candidate of THIS search, e.g. 'Q1-C1'.",
+    )
+    capture: str | None = Field(
+        default=None, description="With 'selected': the F alias of this search's capture."
+    )
+    capture_row: int | None = Field(
+        default=None, ge=0, description="With 'selected': the candidate's row in that capture."
+    )
+    mention: MentionCitation | None = Field(
+        default=None, description="With 'selected': one of this search's cited mentions."
+    )
+    competing_candidate_ids: list[str] = Field(
+        default_factory=list, description="With 'ambiguous': the candidates that remain possible."
+    )
+    evidence: list[EvidenceQuote] = Field(
+        default_factory=list,
+        description="With 'selected': report context that supports the choice; a similar name "
+        "alone is not a justification.",
+    )
+    rationale: str = Field(min_length=1, max_length=1000)
+
+
+class ResolutionAssessmentOutput(_Strict):
+    """Model call 2: exactly one verdict per search."""
+
+    assessments: list[SearchAssessmentOutput]
+
+
+# --------------------------------------------------------------------------------------------
+# Controller artifacts
+
+
+class ResolutionInput(_Strict):
+    """``entity-resolution/input.json``: the frozen input and policy of one revision."""
+
+    schema_version: Literal[1] = 1
+    status: Literal["enabled", "disabled"]
+    protocol_version: Literal[1, 2]
+    prompt_version: str
+    case_sha256: str
+    catalogs: list[dict[str, object]] = Field(description="The catalog configs, frozen.")
+    snapshot: SnapshotBinding | None
+    max_searches: int
+    max_candidates: int
+    max_invalid_responses: int
+
+
+class CaptureArtifact(_Strict):
+    """``captures/<sha256>.json``: one executed search, content-addressed."""
+
+    schema_version: Literal[1] = 1
+    search_id: str
+    search: ProposedSearch
+    result: SearchResult
+
+
+class SearchCandidates(_Strict):
+    """The ranked candidates of one search, each pointing to its capture row."""
+
+    search_id: str
+    term: str
+    catalog: str
+    role: SearchRole
+    capture_sha256: str
+    capture_alias: str
+    truncated: bool
+    candidates: list[RankedCandidate]
+    candidate_ids: list[str]
+
+
+class CandidateIndex(_Strict):
+    """``candidates.json``: the deterministic merge of the captures."""
+
+    schema_version: Literal[1] = 1
+    searches: list[SearchCandidates]
+
+
+class FactAlias(_Strict):
+    """``F<n>``: a captured technical lookup fact."""
+
+    alias: str
+    pointer: str
+    search_id: str
+    catalog: str
+    term: str
+    truncated: bool
+    rows: int
+
+
+class SelectedEntityAlias(_Strict):
+    """``N<n>``: a model-selected entity with exact capture-row provenance."""
+
+    alias: str
+    search_id: str
+    entity_type: str
+    identity: int | str
+    name: str
+    catalog: str
+    capture_pointer: str
+    capture_row: int
+    mentions: list[MentionCitation]
+    assessment_pointer: str
+    role: SearchRole
+    role_label: Literal["model_contextual_selection_not_causation"] = SELECTION_ROLE_LABEL
+
+
+class UnresolvedIdentityAlias(_Strict):
+    """``D<n>``: an identity the resolution could not settle."""
+
+    alias: str
+    search_id: str
+    term: str
+    role: SearchRole
+    status: Literal["ambiguous", "no_match", "truncated"]
+    candidate_identities: list[int | str]
+    mentions: list[MentionCitation]
+    assessment_pointer: str
+
+
+class ResolutionContext(_Strict):
+    """``context.json``: F, N and D aliases added to the interpretation context (not to case.json)."""
+
+    schema_version: Literal[1] = 1
+    facts: list[FactAlias]
+    selected: list[SelectedEntityAlias]
+    unresolved: list[UnresolvedIdentityAlias]
