@@ -6,13 +6,14 @@ Input: one JSONL file of annotated real reports (format: ``eval/README.md``, add
 Output: ``eval/real/dev.jsonl`` and ``eval/real/test.jsonl`` (paths relative to the repository).
 
 Method (stdlib only, no randomness): every line is keyed by
-``(tracker, language, sha256(id))``; the lines are sorted by that key and dealt alternately,
-the 1st, 3rd, 5th ... to dev and the 2nd, 4th, 6th ... to test. Because the deal runs over the
-sorted list without restarting per group, every (tracker, language) group is split as evenly as
-its size allows (a group of n lines gives floor(n/2) or ceil(n/2) to each side) and the odd
-lines of consecutive groups alternate between the sides, so both halves get the same mix of
-trackers and languages and differ in size by at most one line. ``sha256(id)`` orders the lines
-inside a group by a value nobody chose. Each output file is written sorted by ``id``, one JSON
+``(out_of_scope, language, tracker, sha256(id))``; the lines are sorted by that key and dealt
+alternately, the 1st, 3rd, 5th ... to dev and the 2nd, 4th, 6th ... to test. Because the deal
+runs over the sorted list without restarting per group, every group of lines that share the
+first keys is split as evenly as its size allows (a group of n lines gives floor(n/2) or
+ceil(n/2) to each side) and the odd lines of consecutive groups alternate between the sides.
+So both halves get the same mix of in-scope and out-of-scope reports, of languages and (inside
+each language) of trackers, and differ in size by at most one line. ``sha256(id)`` orders the
+lines inside a group by a value nobody chose. Each output file is written sorted by ``id``, one JSON
 object per line (UTF-8, ``ensure_ascii=False``), so re-running on the same input gives
 byte-identical files.
 
@@ -33,10 +34,11 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_INPUT = Path("/tmp/real_reports_all.jsonl")
 
 
-def split_key(case: dict) -> tuple[str, str, str]:
-    """The sort key that stratifies by tracker and language."""
+def split_key(case: dict) -> tuple[bool, str, str, str]:
+    """The sort key that stratifies by scope, language and tracker."""
     digest = hashlib.sha256(case["id"].encode("utf-8")).hexdigest()
-    return (case.get("tracker", ""), case.get("language", ""), digest)
+    out_of_scope = case.get("in_scope", True) is False
+    return (out_of_scope, case.get("language", ""), case.get("tracker", ""), digest)
 
 
 def split(cases: list[dict]) -> tuple[list[dict], list[dict]]:
