@@ -15,6 +15,16 @@ The contains search runs, for a term ``t`` and a limit ``n``::
              <character length of name>, name <code-point order>, identity, <other key columns>
     LIMIT :row_limit                                                -- n + 1: truncation check
 
+On the embedded SQLite demo DB (and any SQLite file its builder made) a catalog whose name column
+has an FTS5 trigram index is searched with the same statement plus one pre-filter conjunct,
+``AND <primary key> IN (SELECT <primary key> FROM vba_trigram__<table>__<column> WHERE
+<column> LIKE :index_pattern)``, whenever the term has a run of 3+ characters between ``%``/``_``
+(:mod:`resources.world_db.trigram` proves the rows, order and truncation are those of the plain
+statement; ``tests/unit/test_world_db_trigram.py`` checks it on many terms). The capture records
+the statement that ran and its ``index_pattern``; the coverage notes are the same either way.
+``VBA_WORLD_DB_INDEX=off`` (or ``WorldDatabase(..., use_index=False)``) switches the index off.
+An operator's MariaDB is never altered and is always searched with the plain statement.
+
 Backend differences (what a capture's coverage notes record; pinned by
 tests/unit/test_world_db_sqlite.py and tests/integration/test_world_db_mariadb.py):
 
@@ -58,7 +68,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Engine, MetaData, Table, event
+from sqlalchemy import Engine, MetaData, Select, Table, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import ExceptionContext, make_url
 
@@ -69,6 +79,7 @@ from resources.world_db.query import (
     coerce_identity,
     coverage_notes,
     fetch_statement,
+    indexed_search_statement,
     like_pattern,
     scalar,
     search_statement,
@@ -84,6 +95,15 @@ from resources.world_db.schema import (
     schema_fingerprint,
 )
 from resources.world_db.sqlite import create_sqlite_engine
+from resources.world_db.trigram import (
+    TrigramIndex,
+    discover,
+    index_enabled,
+    index_pattern,
+    readable_tables,
+    virtual_tables,
+)
+from resources.world_db.trigram import describe as describe_index
 from vba_assets.config import CatalogConfig, DatabaseConfig, ProjectConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError, ReadOnlyViolation, VbaError
@@ -95,6 +115,8 @@ class _Schema:
     charsets: Charsets
     binding: SnapshotBinding
     server_version: str
+    #: Usable trigram indexes by catalog name (SQLite files built with them only).
+    indexes: dict[str, TrigramIndex]
 
 
 #: Reflected schemas of unchanged SQLite files, shared by the instances of one process.
@@ -102,9 +124,19 @@ _SQLITE_SCHEMAS: dict[tuple[object, ...], _Schema] = {}
 
 
 class WorldDatabase:
-    """The read-only world database resource. Connects lazily; thread-safe."""
+    """The read-only world database resource. Connects lazily; thread-safe.
 
-    def __init__(self, database: DatabaseConfig, catalogs: list[CatalogConfig]) -> None:
+    ``use_index``: use the SQLite trigram indexes when the file has them (default: on unless
+    ``$VBA_WORLD_DB_INDEX`` is ``off``). It never changes a result, only how fast it comes.
+    """
+
+    def __init__(
+        self,
+        database: DatabaseConfig,
+        catalogs: list[CatalogConfig],
+        *,
+        use_index: bool | None = None,
+    ) -> None:
         check_allowlisted(database, catalogs)
         names = [catalog.name for catalog in catalogs]
         if len(set(names)) != len(names):
@@ -117,11 +149,16 @@ class WorldDatabase:
         self._engine_instance: Engine | None = None
         self._schema_instance: _Schema | None = None
         self._sqlite_path: Path | None = None
+        self._use_index = index_enabled(use_index)
+        #: Built statements by (catalog, indexed): SQLAlchemy then reuses their cache keys.
+        self._statements: dict[tuple[str, bool], Select[Any]] = {}
 
     @classmethod
-    def from_config(cls, config: ProjectConfig) -> "WorldDatabase":
+    def from_config(
+        cls, config: ProjectConfig, *, use_index: bool | None = None
+    ) -> "WorldDatabase":
         """The world database of a project configuration."""
-        return cls(config.database, config.catalogs)
+        return cls(config.database, config.catalogs, use_index=use_index)
 
     def __enter__(self) -> "WorldDatabase":
         return self
@@ -149,8 +186,23 @@ class WorldDatabase:
         with self._guard("contains_search"):
             schema = self._schema()
             bound = schema.catalogs[catalog]
-            statement = search_statement(bound, self._backend, schema.charsets)
-            parameters = {"pattern": like_pattern(term), "term": term, "row_limit": limit + 1}
+            parameters: dict[str, Any] = {
+                "pattern": like_pattern(term),
+                "term": term,
+                "row_limit": limit + 1,
+            }
+            index = schema.indexes.get(catalog) if self._use_index else None
+            prefilter = index_pattern(term) if index is not None else None
+            if prefilter is not None:
+                parameters["index_pattern"] = prefilter
+            key = (catalog, prefilter is not None)
+            statement = self._statements.get(key)
+            if statement is None:
+                if index is not None and prefilter is not None:
+                    statement = indexed_search_statement(bound, index, schema.charsets)
+                else:
+                    statement = search_statement(bound, self._backend, schema.charsets)
+                self._statements[key] = statement
             started = time.perf_counter()
             with self._engine().connect() as connection:
                 result = connection.execute(statement, parameters)
@@ -223,6 +275,7 @@ class WorldDatabase:
                     if self._backend == "mysql"
                     else "BINARY (ordering); LIKE folds ASCII case only",
                     "case_and_accent": case_note(bound, self._backend),
+                    "search_index": describe_index(schema.indexes.get(name), self._use_index),
                 }
                 for name, bound in schema.catalogs.items()
             ],
@@ -271,8 +324,9 @@ class WorldDatabase:
                     self._sqlite_path = self._sqlite_file()
                     engine = create_sqlite_engine(
                         self._sqlite_path,
-                        self._database.allowlist,
+                        [*self._database.allowlist, *readable_tables()],
                         self._database.statement_timeout_s,
+                        virtual_tables(),
                     )
                 else:
                     engine = create_mysql_engine(self._database)
@@ -381,6 +435,10 @@ class WorldDatabase:
                 tables=missing,
             )
         catalogs = bind_catalogs(list(self._catalogs.values()), tables, charsets)
+        indexes: dict[str, TrigramIndex] = {}
+        if self._backend == "sqlite":
+            with engine.connect() as connection:
+                indexes = discover(connection, catalogs)
         binding = SnapshotBinding(
             label=self._database.snapshot_label,
             backend=self._backend,
@@ -394,4 +452,10 @@ class WorldDatabase:
             )
         else:
             server = f"SQLite {sqlite3.sqlite_version}"
-        return _Schema(catalogs=catalogs, charsets=charsets, binding=binding, server_version=server)
+        return _Schema(
+            catalogs=catalogs,
+            charsets=charsets,
+            binding=binding,
+            server_version=server,
+            indexes=indexes,
+        )

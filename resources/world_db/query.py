@@ -1,7 +1,8 @@
 """Statements, input checks, row conversion and coverage notes of the world database.
 
 Statements are SQLAlchemy Core built from reflected tables (:mod:`resources.world_db.schema`);
-every value is a bound parameter (``:pattern``, ``:term``, ``:row_limit``, ``:identity``).
+every value is a bound parameter (``:pattern``, ``:term``, ``:row_limit``, ``:identity``, and
+``:index_pattern`` for the trigram pre-filter of :func:`indexed_search_statement`).
 """
 
 import math
@@ -11,11 +12,12 @@ from datetime import time as clock_time
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Select, bindparam, case, func, literal_column, select
+from sqlalchemy import Select, bindparam, case, column, func, literal_column, select, table, tuple_
 from sqlalchemy.sql import sqltypes
 
 from resources.world_db.mysql import binary_collation, describe_collation
 from resources.world_db.schema import BoundCatalog, Charsets, binary_order
+from resources.world_db.trigram import TrigramIndex
 from vba_assets.domain.catalog.world import CatalogRow, Scalar, SnapshotBinding
 from vba_assets.errors import ErrorCode, InputError
 
@@ -140,6 +142,25 @@ def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> S
         )
         .limit(bindparam("row_limit"))
     )
+
+
+def indexed_search_statement(
+    bound: BoundCatalog, index: TrigramIndex, charsets: Charsets
+) -> Select[Any]:
+    """:func:`search_statement` (SQLite) plus ``<key> IN (<trigram index candidates>)``.
+
+    The candidates are the primary keys whose indexed name matches ``:index_pattern`` (see
+    :func:`resources.world_db.trigram.index_pattern`), a superset of the literal matches, so the
+    rows, their order and the truncation equal the plain statement's (proof:
+    :mod:`resources.world_db.trigram`).
+    """
+    fts = table(index.table, *(column(name) for name in (index.name_column, *index.key_columns)))
+    candidates = select(*(fts.c[key] for key in index.key_columns)).where(
+        fts.c[index.name_column].like(bindparam("index_pattern"))
+    )
+    keys = [bound.table.c[key] for key in index.key_columns]
+    key = keys[0] if len(keys) == 1 else tuple_(*keys)
+    return search_statement(bound, "sqlite", charsets).where(key.in_(candidates))
 
 
 def fetch_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:

@@ -12,6 +12,15 @@ Read-only is enforced by the connection itself, in three layers:
    alone still lets ``ATTACH`` create and write a NEW file, ARCHITECTURE 14), ``VACUUM INTO``
    (which starts with an ``ATTACH``), PRAGMA writes, savepoints.
 
+FTS5 virtual tables (the demo DB's trigram indexes, :mod:`resources.world_db.trigram`): when a
+connection first uses one, FTS5's constructor declares its columns, and SQLite 3.40 reports that
+declaration to the authorizer as an UPDATE of ``sqlite_master`` (compiled, never run), which the
+authorizer rightly denies. So :func:`open_read_only` connects the named index tables (``SELECT``
+through each, reading the index structure) BEFORE it installs the authorizer, and the authorizer
+stays strict: no write action is ever allowed. A virtual table stays connected for the life of
+the connection; only a schema change (impossible on the read-only, never-rewritten demo file)
+would reconnect it, and that would fail loudly under the authorizer, never write.
+
 A progress handler enforces the statement time limit: each statement gets a deadline of
 ``statement_timeout_s`` when SQLAlchemy sends it, and SQLite aborts it ("interrupted") once the
 deadline has passed. The busy timeout (waiting on another process's lock) is the same value.
@@ -35,7 +44,11 @@ READ_PRAGMAS_WITH_ARGUMENT = frozenset(
     {"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list"}
 )
 #: PRAGMAs allowed only as a read (no ``= value``).
-READ_PRAGMAS_WITHOUT_ARGUMENT = frozenset({"query_only", "read_uncommitted", "encoding"})
+#: (``application_id`` and ``user_version`` tell whether the demo DB builder made the file;
+#: FTS5 reads ``data_version``.)
+READ_PRAGMAS_WITHOUT_ARGUMENT = frozenset(
+    {"query_only", "read_uncommitted", "encoding", "application_id", "user_version", "data_version"}
+)
 #: Schema tables that reflection reads.
 SCHEMA_TABLES = frozenset(
     {"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"}
@@ -97,10 +110,32 @@ def read_only_uri(path: Path) -> str:
     return f"file:{quote(str(path.resolve()))}?mode=ro"
 
 
+def _connect_virtual_tables(connection: sqlite3.Connection, tables: Iterable[str]) -> None:
+    """Connect each FTS5 table (and read its structure) before the authorizer exists.
+
+    A table the file does not have, or an SQLite without FTS5, is skipped: the world DB then finds
+    no usable index (``trigram.discover``) and scans.
+    """
+    for name in tables:
+        quoted = '"' + name.replace('"', '""') + '"'
+        try:
+            connection.execute(
+                f"SELECT rowid FROM {quoted} WHERE {quoted} MATCH ? LIMIT 1", ("vba",)
+            )
+        except sqlite3.Error:
+            continue
+
+
 def open_read_only(
-    path: Path, readable_tables: Iterable[str], statement_timeout_s: float
+    path: Path,
+    readable_tables: Iterable[str],
+    statement_timeout_s: float,
+    virtual_tables: Iterable[str] = (),
 ) -> GuardedConnection:
-    """Open one guarded, read-only ``sqlite3`` connection (the engine's ``creator``)."""
+    """Open one guarded, read-only ``sqlite3`` connection (the engine's ``creator``).
+
+    ``virtual_tables``: FTS5 tables to connect before the authorizer is installed (see above).
+    """
     connection = sqlite3.connect(
         read_only_uri(path),
         uri=True,
@@ -111,6 +146,7 @@ def open_read_only(
     )
     try:
         connection.execute("PRAGMA query_only = ON")
+        _connect_virtual_tables(connection, virtual_tables)
         connection.set_authorizer(read_only_authorizer(readable_tables))
         deadline = _Deadline()
         connection.statement_deadline = deadline
@@ -127,13 +163,17 @@ def _deadline_of(connection: Connection) -> _Deadline | None:
 
 
 def create_sqlite_engine(
-    path: Path, readable_tables: Iterable[str], statement_timeout_s: float
+    path: Path,
+    readable_tables: Iterable[str],
+    statement_timeout_s: float,
+    virtual_tables: Iterable[str] = (),
 ) -> Engine:
     """A SQLAlchemy engine whose every connection is opened by :func:`open_read_only`."""
     tables = tuple(readable_tables)
+    connect_first = tuple(virtual_tables)
 
     def creator() -> GuardedConnection:
-        return open_read_only(path, tables, statement_timeout_s)
+        return open_read_only(path, tables, statement_timeout_s, connect_first)
 
     engine = create_engine(
         "sqlite+pysqlite://", creator=creator, poolclass=QueuePool, pool_size=2, max_overflow=2

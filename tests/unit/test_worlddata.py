@@ -27,11 +27,14 @@ from vba_assets.worlddata import (
     demo_database_path,
     ensure_demo_database,
 )
-from vba_assets.worlddata.build import packaged_data_dir
+from vba_assets.worlddata.build import BUILDER_VERSION, SQLITE_APPLICATION_ID, packaged_data_dir
 from vba_assets.worlddata.schema import (
+    TRIGRAM_INDEXED_COLUMNS,
     create_table_statements,
     mariadb_dialect,
     sqlite_dialect,
+    trigram_index_name,
+    trigram_key_columns,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -387,3 +390,20 @@ def test_packaged_gzip_headers_are_deterministic() -> None:
         header = (DATA_DIR / f"{table}.csv.gz").read_bytes()[:10]
         assert header[4:8] == b"\x00\x00\x00\x00", f"{table}: gzip mtime must be 0"
         assert header[3] & 0x08 == 0, f"{table}: no file name stored"
+
+
+def test_the_name_catalogs_have_complete_trigram_indexes(demo_db: Path) -> None:
+    """Every non-NULL name is in its FTS5 trigram index with its key; the marks say who built it."""
+    assert query(demo_db, "PRAGMA user_version") == [(BUILDER_VERSION,)]
+    assert query(demo_db, "PRAGMA application_id") == [(SQLITE_APPLICATION_ID,)]
+    for table, column in TRIGRAM_INDEXED_COLUMNS:
+        index = trigram_index_name(table, column)
+        keys = ", ".join(trigram_key_columns(table))
+        indexed = query(demo_db, f'SELECT "{column}", {keys} FROM {index} ORDER BY {keys}')
+        stored = query(
+            demo_db,
+            f'SELECT "{column}", {keys} FROM {table} WHERE "{column}" IS NOT NULL ORDER BY {keys}',
+        )
+        assert indexed == stored and len(stored) > 20_000, table
+        found = query(demo_db, f'SELECT count(*) FROM {index} WHERE "{column}" LIKE ?', "%wolpert%")
+        assert found[0][0] >= 2

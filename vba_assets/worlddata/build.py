@@ -4,8 +4,14 @@ The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (made b
 ``scripts/derive_world_data.py``; see ``data/SOURCES.md``). :func:`ensure_demo_database` turns them
 into a SQLite file in a cache directory on first use and reuses it afterwards:
 
-* the file name carries a fingerprint of the packaged data, the DDL and :data:`BUILDER_VERSION`,
-  so changed data or a changed schema builds a new file and never reuses a stale one;
+* the file name carries a fingerprint of the packaged data, the DDL (trigram indexes included)
+  and :data:`BUILDER_VERSION`, so changed data, a changed schema or a changed build builds a new
+  file and never reuses a stale one (a file built before the trigram indexes existed is never
+  reused: its name differs);
+* the name catalogs get FTS5 trigram indexes (:func:`create_trigram_indexes`, see
+  :mod:`vba_assets.worlddata.schema`); ``PRAGMA user_version`` is :data:`BUILDER_VERSION` and
+  ``PRAGMA application_id`` is :data:`SQLITE_APPLICATION_ID`, which is how the world DB resource
+  knows the indexes were built by this code from the same rows;
 * the build writes a temp file in the same directory, fsyncs it and publishes it with
   :func:`os.replace`: a crash or kill leaves no partial file under the final name, and two
   concurrent builders are harmless (an advisory lock also makes the second one wait and reuse);
@@ -43,6 +49,7 @@ from vba_assets.worlddata.schema import (
     WORLD_TABLES,
     create_index_statements,
     create_table_statements,
+    create_trigram_index_statements,
     csv_header,
     data_file_name,
     empty_field_value,
@@ -51,7 +58,10 @@ from vba_assets.worlddata.schema import (
 )
 
 #: Bump when the way the SQLite file is built changes (the schema is fingerprinted separately).
-BUILDER_VERSION = 1
+#: 2: FTS5 trigram indexes of the name catalogs.
+BUILDER_VERSION = 2
+#: The first builder version whose files carry the trigram indexes.
+TRIGRAM_INDEX_BUILDER_VERSION = 2
 #: Environment variable that overrides the cache directory.
 CACHE_DIR_ENV = "VBA_CACHE_DIR"
 #: Name of the manifest that pins every packaged file (rows, sha256, columns).
@@ -189,7 +199,9 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
     dialect = sqlite_dialect()
     identity = {
         "builder_version": BUILDER_VERSION,
-        "ddl": create_table_statements(dialect) + create_index_statements(dialect),
+        "ddl": create_table_statements(dialect)
+        + create_index_statements(dialect)
+        + create_trigram_index_statements(dialect),
     }
     digest.update(json.dumps(identity, sort_keys=True).encode("utf-8"))
     for name in [MANIFEST_NAME, *(data_file_name(table) for table in WORLD_TABLES)]:
@@ -293,8 +305,28 @@ def _load_sqlite(
             )
     for statement in create_index_statements(dialect):
         connection.execute(statement)
+    create_trigram_indexes(connection)
     connection.execute("COMMIT")
     return counts
+
+
+def create_trigram_indexes(connection: sqlite3.Connection) -> None:
+    """Create and fill the FTS5 trigram index of every name catalog (after the bulk load).
+
+    Raises:
+        ConfigError: ``CONFIG_INVALID`` when this SQLite has no FTS5 trigram tokenizer (SQLite
+            3.34 or later with FTS5, as in CPython's builds and Debian's libsqlite3).
+    """
+    for statement in create_trigram_index_statements(sqlite_dialect()):
+        try:
+            connection.execute(statement)
+        except sqlite3.OperationalError as exc:
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID,
+                f"cannot build the trigram name index with SQLite {sqlite3.sqlite_version}: {exc} "
+                "(needs FTS5 with the trigram tokenizer, SQLite 3.34 or later)",
+                key="sqlite",
+            ) from None
 
 
 def build_sqlite(path: Path | str, *, data_dir: Traversable | None = None) -> dict[str, int]:

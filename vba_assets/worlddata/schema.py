@@ -21,6 +21,14 @@ How an empty CSV field is stored is declared per column in ``Column.info`` (read
 :func:`empty_field_value`): nullable text columns store NULL (the source cannot tell nil from
 ``''``), ``faction`` stores 0 (no source row has faction 0, so 0 means "not given by the source"),
 and a required column rejects an empty field.
+
+**Trigram indexes (SQLite demo DB only).** Each name column in :data:`TRIGRAM_INDEXED_COLUMNS` gets
+an FTS5 table ``vba_trigram__<table>__<column>`` (``tokenize='trigram'``, ``detail=full``) holding
+the name and the table's primary-key columns (``UNINDEXED``), filled from the table in the same
+transaction as the load (:func:`create_trigram_index_statements`). SQLite answers
+``<fts>.<column> LIKE '%abc%'`` from that index (ARCHITECTURE 14): the world DB resource uses it
+only as a pre-filter of the literal contains search (``resources/world_db/trigram.py``). An
+operator's MariaDB is never indexed or altered.
 """
 
 from typing import Any
@@ -189,6 +197,62 @@ def create_index_statements(dialect: Dialect) -> list[str]:
         for table in WORLD_TABLES
         for index in sorted(table.indexes, key=lambda index: str(index.name))
     ]
+
+
+#: Name columns the demo SQLite DB indexes with an FTS5 trigram table: (table, column).
+TRIGRAM_INDEXED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("creature_template", "name"),
+    ("creature_template_locale", "Name"),
+)
+#: Shadow tables FTS5 keeps beside each index table ``<name>`` (``<name>_data``...).
+FTS5_SHADOW_SUFFIXES: tuple[str, ...] = ("_data", "_idx", "_content", "_docsize", "_config")
+
+
+def trigram_index_name(table: str, column: str) -> str:
+    """The FTS5 table that indexes ``table.column``: ``vba_trigram__<table>__<column lower>``."""
+    return f"vba_trigram__{table}__{column.lower()}"
+
+
+def trigram_index_tables() -> list[str]:
+    """Every table the trigram indexes consist of (index tables and their FTS5 shadow tables)."""
+    names: list[str] = []
+    for table, column in TRIGRAM_INDEXED_COLUMNS:
+        index = trigram_index_name(table, column)
+        names += [index, *(index + suffix for suffix in FTS5_SHADOW_SUFFIXES)]
+    return names
+
+
+def _world_table(name: str) -> Table:
+    return next(table for table in WORLD_TABLES if table.name == name)
+
+
+def trigram_key_columns(table: str) -> list[str]:
+    """The primary-key columns an index row carries to find its table row again."""
+    return [column.name for column in _world_table(table).primary_key.columns]
+
+
+def create_trigram_index_statements(dialect: Dialect) -> list[str]:
+    """``CREATE VIRTUAL TABLE ... USING fts5``, the fill and an ``optimize`` per indexed column.
+
+    Run after the bulk load, in the same transaction. Rows with a NULL name are not indexed
+    (a contains search never returns them). Identifiers come from this module only.
+    """
+    quote = dialect.identifier_preparer.quote_identifier
+    statements: list[str] = []
+    for table, column in TRIGRAM_INDEXED_COLUMNS:
+        index = quote(trigram_index_name(table, column))
+        keys = trigram_key_columns(table)
+        columns = ", ".join([quote(column), *(f"{quote(key)} UNINDEXED" for key in keys)])
+        selected = ", ".join(quote(name) for name in [column, *keys])
+        order = ", ".join(quote(key) for key in keys)
+        statements += [
+            f"CREATE VIRTUAL TABLE {index} USING fts5({columns}, "
+            "tokenize = 'trigram', detail = full)",
+            f"INSERT INTO {index} ({selected}) SELECT {selected} FROM {quote(table)} "
+            f"WHERE {quote(column)} IS NOT NULL ORDER BY {order}",
+            f"INSERT INTO {index} ({index}) VALUES ('optimize')",
+        ]
+    return statements
 
 
 def insert_statement(table: Table, dialect: Dialect) -> str:
