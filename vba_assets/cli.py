@@ -173,7 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     look = add("lookup", cmd_lookup, "Resolve a name against the world DB catalogs.")
     look.add_argument("--catalog", help="search only this catalog")
-    look.add_argument("--limit", type=int, default=10, help="max options/suggestions (default 10)")
+    look.add_argument(
+        "--limit",
+        type=int,
+        default=5,
+        help="options/suggestions shown, 1-10 (others are clamped; default 5)",
+    )
     look.add_argument("--json", action="store_true", help="print the full result as JSON")
     look.add_argument("query")
 

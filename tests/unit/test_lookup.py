@@ -1,15 +1,23 @@
 """The lookup tool's rules and four outcomes, against an honest in-memory contains search."""
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.catalog.lookup import lookup, query_terms
-from vba_assets.domain.catalog.lookup_result import LookupResult, render_lookup
+from vba_assets.domain.catalog import lookup as lookup_module
+from vba_assets.domain.catalog.lookup import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    QUERY_ROW_LIMIT,
+    lookup,
+    query_terms,
+)
+from vba_assets.domain.catalog.lookup_result import LookupResult, LookupSource, render_lookup
 from vba_assets.domain.catalog.matching import identity_key
-from vba_assets.domain.catalog.suggestions import MAX_SPELLING_PROBES, MAX_WORD_PROBES, probe_terms
+from vba_assets.domain.catalog.suggestions import MAX_PROBE_TERMS, candidate_probes
 from vba_assets.domain.catalog.world import CatalogRow, Scalar, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
@@ -144,6 +152,25 @@ def run(query: str, **kwargs: object) -> tuple[LookupResult, FakeCatalogSearch]:
     return lookup(query, CATALOGS, search, **kwargs), search  # type: ignore[arg-type]
 
 
+#: Twelve creatures that share one name, for the limit tests.
+GNOLLS = [creature(95001 + index, "Gnoll Grunt") for index in range(12)]
+
+
+def run_gnolls(query: str, **kwargs: object) -> tuple[LookupResult, FakeCatalogSearch]:
+    search = FakeCatalogSearch(rows={**ROWS, "creature_name": ROWS["creature_name"] + GNOLLS})
+    return lookup(query, CATALOGS, search, **kwargs), search  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def query_rows(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Set the row limit of the query searches (to force truncation on the small fake data)."""
+
+    def set_rows(rows: int) -> None:
+        monkeypatch.setattr(lookup_module, "QUERY_ROW_LIMIT", rows)
+
+    return set_rows
+
+
 # --- success -----------------------------------------------------------------------------------
 
 
@@ -203,9 +230,9 @@ def test_a_column_the_row_does_not_carry_is_unavailable_not_invented() -> None:
     assert "rank: unavailable (not returned by the catalog)" in render_lookup(result)
 
 
-def test_exact_success_survives_truncation() -> None:
-    # limit 1: the name search returns "Wolpertinger" and reports more rows
-    result, _ = run("Wolpertinger", limit=1)
+def test_exact_success_survives_truncation(query_rows: Callable[[int], None]) -> None:
+    query_rows(1)  # the name search returns "Wolpertinger" and reports more rows
+    result, _ = run("Wolpertinger")
     assert result.truncated
     assert result.status == "success" and result.match is not None
     assert result.match.identity == 22943
@@ -238,27 +265,49 @@ def test_shared_name_needs_confirmation() -> None:
     assert [o.identity for o in result.options] == [24634, 24665]
 
 
-def test_truncated_non_exact_best_cannot_succeed() -> None:
-    # one entity at whole_phrase, but the localized search hit its limit of 1 row
-    result, _ = run("Goldark", limit=1)
+def test_truncated_non_exact_best_cannot_succeed(query_rows: Callable[[int], None]) -> None:
+    query_rows(1)  # one entity at whole_phrase, but the localized search hit its limit of 1 row
+    result, _ = run("Goldark")
     assert result.truncated and result.tied == 1
     assert result.status == "needs_confirmation"
     assert [o.identity for o in result.options] == [23486]
     assert any(note.startswith("truncated") for note in result.notes)
 
 
-def test_truncated_tie_is_reported_as_a_lower_bound() -> None:
+def test_truncated_tie_is_reported_as_a_lower_bound(query_rows: Callable[[int], None]) -> None:
+    query_rows(2)
     result, _ = run("Thrall", limit=2)
     assert result.status == "needs_confirmation" and result.truncated
     assert [o.identity for o in result.options] == [4949, 17852]
     assert "at least 2" in result.message
 
 
-def test_options_are_capped_at_limit() -> None:
+def test_options_are_capped_at_limit_but_searches_are_not() -> None:
     result, search = run("Wolp", limit=2)
-    assert result.status == "needs_confirmation"
+    assert result.status == "needs_confirmation" and result.limit == 2
     assert len(result.options) == 2
-    assert all(limit == 2 for _, _, limit in search.calls)
+    assert all(limit == QUERY_ROW_LIMIT for _, _, limit in search.calls)
+
+
+@pytest.mark.parametrize(
+    "query", ["Thrall", "Wolp", "Goldark", "wolpertingr", "wild wolpertingr", "Gnoll Grunt", "Gnol"]
+)
+def test_the_limit_changes_only_how_many_are_shown(query: str) -> None:
+    """The seed's rule: the outcome is the same for every limit; only the list is cut."""
+    widest, widest_search = run_gnolls(query, limit=MAX_LIMIT)
+    for limit in range(1, MAX_LIMIT):
+        result, search = run_gnolls(query, limit=limit)
+        assert search.calls == widest_search.calls
+        assert (result.status, result.reason, result.best_tier, result.tied, result.truncated) == (
+            widest.status, widest.reason, widest.best_tier, widest.tied, widest.truncated)  # fmt: skip
+        assert result.options == widest.options[:limit]
+        assert result.suggestions == widest.suggestions[:limit]
+
+
+def test_default_limit_is_five() -> None:
+    result, _ = run_gnolls("Gnoll Grunt")
+    assert DEFAULT_LIMIT == 5 and result.limit == 5
+    assert len(result.options) == 5 and result.tied > 5
 
 
 # --- error: no match ---------------------------------------------------------------------------
@@ -291,9 +340,32 @@ def test_probes_are_bounded() -> None:
     query = "zyxwvutsr qponmlkji hgfedcbaz abcdefghij klmnopqrst uvwxyzabc"
     result, search = run(query)
     assert result.reason == "no_match" and result.suggestions == []
-    word, spelling = probe_terms(query)
-    assert len(word) == MAX_WORD_PROBES and len(spelling) == MAX_SPELLING_PROBES
-    assert len(search.calls) == 2 * (1 + MAX_WORD_PROBES + MAX_SPELLING_PROBES)
+    assert len(list(candidate_probes(query))) > MAX_PROBE_TERMS
+    assert len(search.calls) == 2 * (1 + MAX_PROBE_TERMS)  # query + probes, on both catalogs
+    assert [r.term for r in result.searches[2::2]] == [
+        "abcdefghij",
+        "klmnopqrst",
+        "zyxwvutsr",
+        "qponmlkji",
+    ]
+
+
+def test_a_word_some_name_contains_gets_no_spelling_probes() -> None:
+    result, _ = run("Lieutenant Icehamer")
+    assert result.reason == "no_match"
+    probes = [(r.term, r.purpose) for r in result.searches if r.catalog == "creature_name"][1:]
+    assert probes == [
+        ("Lieutenant", "word_probe"),
+        ("Icehamer", "word_probe"),
+        ("Iceh", "spelling_probe"),
+        ("amer", "spelling_probe"),
+    ]
+    assert [s.identity for s in result.suggestions[:2]] == [24634, 24665]
+
+
+def test_probes_shorter_than_three_characters_are_not_made() -> None:
+    assert [p.term for p in candidate_probes("Дд wolf ab")] == ["wolf"]
+    assert [p.term for p in candidate_probes("Wolf", searched=["wolf"])] == []
 
 
 def test_a_description_suggests_the_entity_it_names() -> None:
@@ -323,8 +395,8 @@ def test_no_word_characters_makes_no_search(query: str) -> None:
 )
 def test_hostile_queries_reach_the_search_literally(query: str) -> None:
     _, search = run(query)
-    assert search.calls[0] == ("creature_name", query, 10)
-    assert search.calls[1] == ("creature_localized_name", query, 10)
+    assert search.calls[0] == ("creature_name", query, QUERY_ROW_LIMIT)
+    assert search.calls[1] == ("creature_localized_name", query, QUERY_ROW_LIMIT)
 
 
 def test_underscore_and_percent_are_literal_characters() -> None:
@@ -339,7 +411,7 @@ def test_underscore_and_percent_are_literal_characters() -> None:
 def test_hidden_characters_are_searched_literally_and_never_match_clean_names() -> None:
     query = "Wild\u200bWolpertinger"
     result, search = run(query)
-    assert search.calls[0] == ("creature_name", query, 10)
+    assert search.calls[0] == ("creature_name", query, QUERY_ROW_LIMIT)
     assert result.status == "error" and result.reason == "no_match"
     assert any("U+200B" in note for note in result.notes)
     bidi, _ = run("\u202eThrall")
@@ -411,8 +483,16 @@ def test_no_catalogs_is_a_config_error() -> None:
         lookup("Thrall", [], FakeCatalogSearch())
 
 
-@pytest.mark.parametrize("limit", [0, -1, 51, True])
-def test_bad_limit_is_an_input_error(limit: int) -> None:
+@pytest.mark.parametrize(("limit", "shown"), [(0, 1), (-1, 1), (11, 10), (50, 10), (10**9, 10)])
+def test_out_of_range_limits_are_clamped_and_noted(limit: int, shown: int) -> None:
+    result, _ = run_gnolls("Gnoll Grunt", limit=limit)
+    assert result.limit == shown and len(result.options) == shown
+    assert f"limit {limit} was clamped to {shown} (allowed: 1-10)" in result.notes
+    assert not any("clamped" in note for note in run_gnolls("Gnoll", limit=shown)[0].notes)
+
+
+@pytest.mark.parametrize("limit", [True, "5", 2.5, None])
+def test_a_limit_that_is_not_an_integer_is_an_input_error(limit: object) -> None:
     with pytest.raises(InputError) as caught:
         run("Thrall", limit=limit)
     assert caught.value.code is ErrorCode.LOOKUP_INVALID_REQUEST
@@ -469,6 +549,19 @@ def test_render_is_compact_and_names_the_outcome() -> None:
     error = render_lookup(run("wolpertingr")[0])
     assert error.startswith("error (no_match)")
     assert "1. creature 22943 'Wolpertinger'" in error
+
+
+def test_the_source_is_the_snapshot_the_searches_read() -> None:
+    result, _ = run("Wild Wolpertinger")
+    assert result.source == LookupSource(
+        backend="sqlite", snapshot_label="fake", schema_fingerprint="0" * 64
+    )
+    assert render_lookup(result).splitlines()[-1] == (
+        "  source: sqlite snapshot 'fake', schema 0000000000000000"
+    )
+    assert run("wolpertingr")[0].source == result.source
+    nothing, _ = run("?!")
+    assert nothing.source is None  # nothing was searched, so nothing was read
 
 
 def test_result_round_trips_through_json() -> None:

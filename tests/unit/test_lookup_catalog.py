@@ -1,14 +1,19 @@
 """``lookup`` on the real catalog: the embedded demo SQLite DB via the read-only WorldDatabase."""
 
+import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from resources.world_db import WorldDatabase
+from vba_assets.cli import main
 from vba_assets.config import ProjectConfig, embedded_project_config
 from vba_assets.domain.catalog.lookup import lookup
 from vba_assets.domain.catalog.lookup_result import LookupResult, render_lookup
+from vba_assets.domain.catalog.suggestions import MAX_PROBE_TERMS
+from vba_assets.domain.catalog.world import CatalogRow, SearchResult
 from vba_assets.worlddata.build import ensure_demo_database
 
 Demo = tuple[ProjectConfig, WorldDatabase, Path]
@@ -36,7 +41,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
         database.close()
 
 
-def find(demo: Demo, query: str, limit: int = 10) -> LookupResult:
+def find(demo: Demo, query: str, limit: int = 5) -> LookupResult:
     config, database, _ = demo
     return lookup(query, config.catalogs, database, limit=limit)
 
@@ -79,10 +84,11 @@ def test_thrall_needs_confirmation_in_stable_order(demo: Demo) -> None:
     identities = [o.identity for o in exact]
     assert identities == sorted(identities) and identities[0] == 4949
     assert find(demo, "Thrall").model_dump_json() == result.model_dump_json()
-    # with room for every row of the exact tier, all eleven Thralls of the catalog are tied
-    wide = find(demo, "Thrall", limit=20)
-    assert wide.status == "needs_confirmation" and wide.tied == 11
-    assert [o.identity for o in wide.options[:10]] == identities
+    # the query searches see 25 rows whatever the limit: all eleven Thralls of the catalog tie
+    assert result.tied == 11 and len(result.options) == 5
+    wide = find(demo, "Thrall", limit=20)  # clamped to 10
+    assert wide.status == "needs_confirmation" and wide.tied == 11 and wide.limit == 10
+    assert [o.identity for o in wide.options[:5]] == identities
 
 
 def test_shared_name_needs_confirmation(demo: Demo) -> None:
@@ -139,3 +145,67 @@ def test_cyrillic_lower_case_finds_the_capitalized_name(demo: Demo) -> None:
     assert result.status == "needs_confirmation"
     assert result.best_tier == "exact_localized_name"
     assert 4949 in [o.identity for o in result.options]
+
+
+def test_the_source_is_the_bound_snapshot(demo: Demo) -> None:
+    _, database, _ = demo
+    binding = database.snapshot_binding()
+    for query in ["Wild Wolpertinger", "Thrall", "wolpertingr"]:
+        source = find(demo, query).source
+        assert source is not None
+        assert (source.backend, source.snapshot_label, source.schema_fingerprint) == (
+            "sqlite",
+            "demo-wotlk-3.3.5",
+            binding.schema_fingerprint,
+        )
+
+
+@dataclass
+class Recording:
+    """The real database, recording every contains search it answers."""
+
+    database: WorldDatabase
+    results: list[SearchResult] = field(default_factory=list)
+
+    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        result = self.database.contains_search(catalog, term, limit)
+        self.results.append(result)
+        return result
+
+    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
+        return self.database.fetch_by_identity(catalog, identity)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("wolpertingr", {22943, 23487}),
+        ("Goldrak Snipehuntr", {23486}),
+        ("Lieutenant Icehamer", {24634, 24665}),
+        ("Kaelthas Sunstrder", {19622, 24664}),
+    ],
+)
+def test_a_misspelling_costs_a_few_indexed_searches(demo: Demo, query: str, expected: set[int]) -> None:  # fmt: skip
+    config, database, _ = demo
+    recording = Recording(database)
+    result = lookup(query, config.catalogs, recording)
+    assert result.reason == "no_match"
+    assert {s.identity for s in result.suggestions[: len(expected)]} & expected
+    probes = [r for r in result.searches if r.purpose.endswith("_probe")]
+    assert len({r.term for r in probes}) <= MAX_PROBE_TERMS
+    assert len(recording.results) <= 2 * (1 + MAX_PROBE_TERMS)
+    # every search of a term with 3+ characters used the trigram index
+    assert all("index_pattern" in r.parameters for r in recording.results)
+
+
+def test_cli_lookup_defaults_to_five_options_and_reports_the_source(capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert main(["lookup", "--json", "Thrall"]) == 0
+    result = LookupResult.model_validate_json(capsys.readouterr().out)
+    assert result.status == "needs_confirmation" and result.limit == 5 and len(result.options) == 5
+    assert result.source is not None and result.source.snapshot_label == "demo-wotlk-3.3.5"
+    assert main(["lookup", "--limit", "99", "Thrall"]) == 0
+    text = capsys.readouterr().out
+    assert "limit 99 was clamped to 10" in text and "source: sqlite snapshot" in text
+    assert main(["lookup", "--json", "wolpertingr"]) == 2
+    error = json.loads(capsys.readouterr().out)
+    assert error["reason"] == "no_match" and len(error["suggestions"]) <= 5

@@ -1,14 +1,21 @@
 """The deterministic lookup tool behind ``vba lookup`` (ARCHITECTURE 11).
 
 :func:`lookup` resolves a name or short description against the configured catalogs and has
-exactly four outcomes (:class:`LookupResult`):
+exactly four outcomes (:class:`LookupResult`), as the variable-definition tool of the seed
+(``get_variable_definition(query, limit=5)``) does:
 
 * ``success``: one entity at the best match tier, with its data columns;
 * ``needs_confirmation``: several entities tie at the best tier, or a search was truncated and the
   best tier is not exact; ranked options;
-* ``error`` / ``no_match``: nothing matches the whole query; ranked suggestions from bounded word
-  and spelling probes;
+* ``error`` / ``no_match``: nothing matches the whole query; ranked suggestions from at most
+  :data:`~.suggestions.MAX_PROBE_TERMS` word and spelling probes per catalog (:mod:`.suggestions`);
 * ``error`` / ``no_word_characters``: the query has no letter or digit; no search is made.
+
+``limit`` (default :data:`DEFAULT_LIMIT`) is only how many options or suggestions are shown; it is
+clamped to :data:`MIN_LIMIT`-:data:`MAX_LIMIT` (a clamped value is noted in the result). It never
+changes the outcome: every query search asks for :data:`QUERY_ROW_LIMIT` rows and every probe for
+:data:`PROBE_ROW_LIMIT`, whatever the limit. ``source`` names the snapshot the searches read
+(backend, snapshot label, schema fingerprint), the same binding a capture records.
 
 Pure: the database is injected as a :class:`~vba_assets.domain.catalog.world.CatalogSearch`. Every search
 made is recorded in ``searches`` (catalog, literal term, purpose, rows, truncated), every fetch in
@@ -30,6 +37,7 @@ from vba_assets.domain.catalog.lookup_result import (
     EntityRow,
     FieldValue,
     LookupResult,
+    LookupSource,
     MatchedEntity,
     SearchPurpose,
     SearchRecord,
@@ -50,15 +58,18 @@ from vba_assets.domain.catalog.names import (
     tokenize,
     unify_punctuation,
 )
-from vba_assets.domain.catalog.suggestions import (
-    probe_terms,
-)
+from vba_assets.domain.catalog.suggestions import Probe, probe_plan
 from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
-#: Bounds of one lookup: options/suggestions shown, query length, rows of one probe search.
-MAX_LIMIT = 50
+#: Options/suggestions shown: the default and the range a requested limit is clamped to.
+DEFAULT_LIMIT = 5
+MIN_LIMIT = 1
+MAX_LIMIT = 10
+#: Longest accepted query, in characters.
 MAX_QUERY_CHARS = 200
+#: Rows of one query search and of one probe search (independent of the limit shown).
+QUERY_ROW_LIMIT = 25
 PROBE_ROW_LIMIT = 25
 
 
@@ -89,7 +100,7 @@ def select_catalogs(catalogs: Sequence[CatalogConfig], catalog: str | None) -> l
     return [config for config in catalogs if config.entity_type == entity_type]
 
 
-def _validate(query: object, limit: object) -> str:
+def _validate(query: object) -> str:
     if not isinstance(query, str):
         raise InputError(ErrorCode.LOOKUP_INVALID_REQUEST, "the query must be a string")
     if len(query) > MAX_QUERY_CHARS:
@@ -98,13 +109,26 @@ def _validate(query: object, limit: object) -> str:
             f"the query is {len(query)} characters long; at most {MAX_QUERY_CHARS} are allowed",
             length=len(query),
         )
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+    return query
+
+
+def clamp_limit(limit: object) -> tuple[int, str | None]:
+    """``(limit clamped to MIN_LIMIT..MAX_LIMIT, a note if it was clamped)``.
+
+    Raises:
+        InputError: ``LOOKUP_INVALID_REQUEST`` for a limit that is not an integer (``True``
+            included): a value of the wrong type is a caller's bug, an out-of-range one a choice.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int):
         raise InputError(
             ErrorCode.LOOKUP_INVALID_REQUEST,
-            f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}",
-            limit=str(limit),
+            f"limit must be an integer ({MIN_LIMIT}-{MAX_LIMIT}), got {limit!r}",
+            limit=str(limit)[:40],
         )
-    return query
+    clamped = min(max(limit, MIN_LIMIT), MAX_LIMIT)
+    if clamped == limit:
+        return limit, None
+    return clamped, f"limit {limit} was clamped to {clamped} (allowed: {MIN_LIMIT}-{MAX_LIMIT})"
 
 
 def _ascii_lower(text: str) -> str:
@@ -178,14 +202,12 @@ class _Lookup:
         self.records: list[SearchRecord] = []
         self.results: list[SearchResult] = []
         hidden = sorted({f"U+{ord(c):04X}" for c in query if unicodedata.category(c) == "Cf"})
-        self.notes = (
-            [
+        self.notes: list[str] = []
+        if hidden:
+            self.notes.append(
                 f"the query contains invisible format characters ({', '.join(hidden)}); they are "
                 "searched and matched literally, so a clean name does not match them"
-            ]
-            if hidden
-            else []
-        )
+            )
 
     def run(self, term: str, purpose: SearchPurpose, limit: int) -> list[SearchResult]:
         found: list[SearchResult] = []
@@ -207,14 +229,33 @@ class _Lookup:
             found.append(result)
         return found
 
+    def source(self) -> LookupSource | None:
+        """The snapshot binding of the searches (all of them, or a note says they differ)."""
+        bindings = list(dict.fromkeys(result.snapshot for result in self.results))
+        if not bindings:
+            return None
+        if len(bindings) > 1:
+            self.notes.append(
+                f"the searches read {len(bindings)} different snapshots; the source shows the first"
+            )
+        first = bindings[0]
+        return LookupSource(
+            backend=first.backend,
+            snapshot_label=first.label,
+            schema_fingerprint=first.schema_fingerprint,
+        )
+
     def result(self, status: Status, message: str, **fields: object) -> LookupResult:
         coverage = dict.fromkeys(note for result in self.results for note in result.coverage_notes)
+        source = self.source()
         return LookupResult.model_validate(
             {
                 "status": status,
                 "message": message,
                 "query": self.query,
+                "limit": self.limit,
                 "catalogs": [config.name for config in self.scope],
+                "source": source,
                 "searches": self.records,
                 "notes": self.notes,
                 "coverage_notes": list(coverage),
@@ -234,9 +275,9 @@ class _Lookup:
             )
         if truncated:
             self.notes.append(
-                f"truncated: a search returned more than {self.limit} rows, so entities beyond "
-                "the limit are not shown and a unique match cannot be confirmed; refine the "
-                "query or raise the limit"
+                f"truncated: a search matched more than {QUERY_ROW_LIMIT} rows, so entities "
+                "beyond them are not ranked and a unique match cannot be confirmed; refine the "
+                "query"
             )
         reason = (
             f"{'at least ' if truncated else ''}{tied} entities tie at {best.label}"
@@ -281,13 +322,13 @@ class _Lookup:
             records=records,
         )
 
+    def probe(self, probe: Probe) -> bool:
+        """Search one probe on every catalog in scope; True when any row came back."""
+        found = self.run(probe.term, probe.purpose, PROBE_ROW_LIMIT)
+        return any(result.rows for result in found)
+
     def no_match(self, truncated: bool) -> LookupResult:
-        word_probes, spelling_probes = probe_terms(self.query)
-        probe_limit = max(self.limit, PROBE_ROW_LIMIT)
-        for term in word_probes:
-            self.run(term, "word_probe", probe_limit)
-        for term in spelling_probes:
-            self.run(term, "spelling_probe", probe_limit)
+        probe_plan(self.query, [record.term for record in self.records], self.probe)
         ranked = rank_suggestions(self.query, self.results)[: self.limit]
         suggestions = [item.model_dump(exclude={"term", "source_index"}) for item in ranked]
         if truncated:
@@ -311,7 +352,7 @@ def lookup(
     catalogs: Sequence[CatalogConfig],
     search: CatalogSearch,
     *,
-    limit: int = 10,
+    limit: int = DEFAULT_LIMIT,
     catalog: str | None = None,
 ) -> LookupResult:
     """Resolve ``query`` against ``catalogs`` (or only ``catalog``) through ``search``.
@@ -322,17 +363,21 @@ def lookup(
         catalogs: the configured catalogs; by default every catalog of the first one's entity type
             is searched.
         search: the read-only world database (or any honest :class:`CatalogSearch`).
-        limit: row limit of each query search and the most options/suggestions shown (1-50).
+        limit: the most options/suggestions shown; clamped to 1-10 (default 5). It does not change
+            the outcome (see the module docstring).
         catalog: search only this configured catalog.
 
     Raises:
-        InputError: an unknown ``catalog`` (``CATALOG_UNKNOWN``), a bad ``limit`` or an over-long
-            query (``LOOKUP_INVALID_REQUEST``).
+        InputError: an unknown ``catalog`` (``CATALOG_UNKNOWN``), a ``limit`` that is not an
+            integer or an over-long query (``LOOKUP_INVALID_REQUEST``).
         ConfigError: no catalogs are configured.
         ResearchUnavailable: from ``search``, when the database cannot answer.
     """
-    query = _validate(query, limit)
-    state = _Lookup(query, select_catalogs(catalogs, catalog), catalogs, search, limit)
+    query = _validate(query)
+    shown, clamped = clamp_limit(limit)
+    state = _Lookup(query, select_catalogs(catalogs, catalog), catalogs, search, shown)
+    if clamped:
+        state.notes.append(clamped)
     if not tokenize(query):
         return state.result(
             "error",
@@ -342,7 +387,7 @@ def lookup(
         )
     primary: list[SearchResult] = []
     for index, term in enumerate(query_terms(query)):
-        primary += state.run(term, "query" if index == 0 else "query_variant", limit)
+        primary += state.run(term, "query" if index == 0 else "query_variant", QUERY_ROW_LIMIT)
     ranked = rank_search_results(query, primary)
     truncated = any(result.truncated for result in primary)
     return state.matched(ranked, truncated) if ranked else state.no_match(truncated)

@@ -21,6 +21,16 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class LookupSource(_Model):
+    """Which data answered: the snapshot binding every search of the lookup was made against."""
+
+    backend: str = Field(description="'sqlite' or 'mysql' (MariaDB/MySQL).")
+    snapshot_label: str = Field(description="The operator's snapshot label.")
+    schema_fingerprint: str = Field(
+        description="sha256 of the allowlisted tables' reflected columns (ARCHITECTURE 10)."
+    )
+
+
 class SearchRecord(_Model):
     """One contains search the lookup made: what was asked and how much came back."""
 
@@ -98,7 +108,12 @@ class LookupResult(_Model):
     code: ErrorCode | None = None
     message: str
     query: str
+    limit: int = Field(description="The most options/suggestions shown (1-10, after clamping).")
     catalogs: list[str] = Field(description="The catalogs in scope.")
+    source: LookupSource | None = Field(
+        default=None,
+        description="The snapshot the searches read; None only when nothing was searched.",
+    )
     best_tier: TierLabel | None = None
     tied: int = Field(default=0, description="Entities at the best tier (visible rows only).")
     truncated: bool = Field(default=False, description="A query search hit its row limit.")
@@ -174,4 +189,10 @@ def render_lookup(result: LookupResult) -> str:
         for record in result.searches
     )
     lines.append(f"  searched: {searches}" if searches else "  searched: nothing")
+    if result.source is not None:
+        source = result.source
+        lines.append(
+            f"  source: {source.backend} snapshot {source.snapshot_label!r}, "
+            f"schema {source.schema_fingerprint[:16]}"
+        )
     return "\n".join(lines)

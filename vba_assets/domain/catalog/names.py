@@ -12,6 +12,7 @@ never matches a clean name by accident (grounding refuses such spans before a se
 """
 
 import unicodedata
+from functools import lru_cache
 
 #: Apostrophe look-alikes folded to ``'`` (NFKC already folds the fullwidth apostrophe U+FF07).
 APOSTROPHES = "\u2019\u2018\u02bc"
@@ -34,6 +35,7 @@ def unify_punctuation(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).translate(_PUNCTUATION_MAP).split())
 
 
+@lru_cache(maxsize=1 << 15)
 def normalize_for_match(text: str) -> str:
     """The form two names are compared in: NFKC, casefold, unified punctuation, single spaces.
 
@@ -84,7 +86,13 @@ def tokenize(text: str) -> list[str]:
     Unicode-aware: Cyrillic and Korean words split on spaces; a CJK run without spaces is one
     token (no dictionary segmentation, so CJK names match by exact name or substring).
     """
-    return split_tokens(normalize_for_match(text))
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=1 << 15)
+def _tokens(text: str) -> tuple[str, ...]:
+    # Pure and called for the same names again and again (every probe, every ranking): cached.
+    return tuple(split_tokens(normalize_for_match(text)))
 
 
 def token_parts(token: str) -> list[str]:
