@@ -11,7 +11,7 @@ build) and two fresh revisions are seeded from its recording (``common.seed_revi
 
 Measured, one after the other in this process:
 
-* ``in_process_loop``: ``run_trial`` (replay config, stop after interpretation) + the six checks,
+* ``in_process_loop``: ``run_trial`` (replay config, stop after interpretation) + every check,
   case after case, no Dagster: what the pipeline itself costs.
 * ``dagster_one_run_per_partition``: our six assets, one ``dagster.materialize`` run per
   partition (in-process executor), on one instance (a temp SQLite ``DAGSTER_HOME`` by default, as
@@ -69,9 +69,8 @@ from dagster_overhead import (
     trivial_graph,
 )
 
+from resources.world_db import WorldDatabase
 from vba_assets.defs.partitions import case_revision_partitions
-from vba_assets.domain.llm.policy import DispatchBudget
-from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.samples import sample_report_paths
 
@@ -103,7 +102,7 @@ def generate_reports(out_dir: Path, count: int) -> list[Path]:
 
 
 def run_loop(graph: OurGraph, revision: str) -> dict[str, Any]:
-    """``run_trial`` + six checks for every case, no Dagster."""
+    """``run_trial`` + every check for every case, no Dagster."""
     replayer = graph.replayer
     samples: list[float] = []
     identical = passed = 0
@@ -119,11 +118,10 @@ def run_loop(graph: OurGraph, revision: str) -> dict[str, Any]:
             REPLAY,
             stop_after="interpretation",
             max_dispatches=MAX_DISPATCHES,
-            open_db=partial(replayer.open_db, case_id, project),
+            open_db=partial(WorldDatabase.from_config, project),
         )
         package = graph.workspace.case(case_id)
-        env = RevisionEnv(package, revision, project, REPLAY, DispatchBudget(0))
-        _times, ok, _problems = run_checks(env)
+        _times, ok, _problems = run_checks(package, revision)
         samples.append((time.perf_counter() - begin) * 1000)
         passed += ok
         identical += same_artifacts(replayer.recording.package(case_id), package, revision)[0]

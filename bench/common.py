@@ -15,14 +15,14 @@ How a benchmark gets "no model work" (ARCHITECTURE 8, the ``replay`` provider):
    recorded replies and every other step (case build, validation, captures on the real SQLite demo
    DB, candidate index, context, checks, store writes) really runs.
 
-One shim is needed, and it is the only thing that differs from production: a capture records the
-query's ``elapsed_ms``, a capture is content-addressed, and the interpretation request cites capture
-hashes (F aliases). A fresh capture therefore never hashes like the recorded one and the recorded
-interpretation reply could not be found. :class:`PinnedTimingDatabase` runs the real query, then
-replaces ``elapsed_ms`` with the value recorded for the same (catalog, term, limit) of that case, so
-the capture bytes equal the recording's and the replay key matches.
+No shim: since protocol v3 a capture holds no query time (it is in the ``captured`` event), so a
+fresh capture hashes exactly like the recorded one and the recorded replies are found by their keys.
+Stages and checks are timed by wrapping the functions the stage registry
+(``vba_assets/pipeline/registry.py``) holds, so a benchmark always times every stage and check there
+is, and reports any it could not wrap (``unpatched``).
 """
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -39,25 +39,23 @@ from dataclasses import dataclass, field
 from functools import wraps
 from importlib import metadata
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import DEMO_ALLOWLIST, DEMO_CATALOGS, ProjectConfig, load_project_config
-from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
+from vba_assets.pipeline.registry import STAGE_SPECS, check_specs
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.samples import sample_report_paths
-from vba_assets.store import CasePackage, Workspace
+from vba_assets.store import CasePackage, RevisionLayout, Workspace
 
 RECORDED_REVISION = "0001"
 HEURISTIC = LlmConfig(provider="heuristic")
 REPLAY = LlmConfig(provider="replay")
 MAX_DISPATCHES = 12
-#: Timing keys of one case: ``(catalog, term, row_limit) -> elapsed_ms`` of the recorded capture.
-Timings = dict[tuple[str, str, int], float]
-#: What :class:`CallTimer` wraps: ``(module or class, attribute name, label)``.
+#: What :class:`CallTimer` wraps: ``(module, class or registry entry, attribute name, label)``.
 Target = tuple[object, str, str]
 
 
@@ -225,44 +223,6 @@ def record_samples(root: Path, case_ids: Sequence[str] | None = None, jobs: int 
     return record_reports(root, paths, jobs)
 
 
-def recorded_timings(package: CasePackage, revision: str = RECORDED_REVISION) -> Timings:
-    """``(catalog, term, row_limit) -> elapsed_ms`` of every capture the recording executed."""
-    er_dir = f"{package.revision_dir(revision)}/entity-resolution"
-    timings: Timings = {}
-    for relpath in package.list_dir(f"{er_dir}/captures"):
-        result = package.read_json(relpath)["result"]
-        timings[(result["catalog"], result["term"], result["row_limit"])] = result["elapsed_ms"]
-    return timings
-
-
-def timings_to_json(timings: Timings) -> str:
-    return json.dumps(sorted([[*key, ms] for key, ms in timings.items()]))
-
-
-def timings_from_json(text: str) -> Timings:
-    return {(c, t, int(limit)): float(ms) for c, t, limit, ms in json.loads(text)}
-
-
-def pin_timing(result: SearchResult, timings: Timings) -> SearchResult:
-    """``result`` with the recorded ``elapsed_ms`` of its (catalog, term, limit), if recorded."""
-    pinned = timings.get((result.catalog, result.term, result.row_limit))
-    return result if pinned is None else result.model_copy(update={"elapsed_ms": pinned})
-
-
-class PinnedTimingDatabase:
-    """A real :class:`WorldDatabase` whose captures carry the recorded ``elapsed_ms`` (see top)."""
-
-    def __init__(self, database: WorldDatabase, timings: Timings) -> None:
-        self._database = database
-        self._timings = timings
-
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        return pin_timing(self._database.contains_search(catalog, term, limit), self._timings)
-
-    def __getattr__(self, name: str) -> Any:  # snapshot_binding, fetch_by_identity, close, ...
-        return getattr(self._database, name)
-
-
 # --- seeding a fresh revision from the recording ------------------------------------------------------
 
 
@@ -271,39 +231,38 @@ def seed_revision(
 ) -> int:
     """Prepare ``revision`` of ``target`` (imported, never run) to replay ``source``'s recording.
 
-    Copies the recorded frozen ``input.json`` with its ``revision`` rewritten and, if
-    ``dispatches``, every file of the recorded ``dispatches/`` folders (records and context
-    manifests). Writes go through the store (atomic, append-only). Returns the files written.
+    Copies the recorded frozen inputs (``input.json`` with its ``revision`` rewritten, and the
+    entity-resolution input) and, if ``dispatches``, every file of the recorded ``dispatches/``
+    folders (records and context manifests). Writes go through the store (atomic, append-only). Returns the files written.
     """
-    src_dir = source.revision_dir(RECORDED_REVISION)
-    dst_dir = target.revision_dir(revision)
-    frozen = source.read_json(f"{src_dir}/input.json")
-    target.write_json(f"{dst_dir}/input.json", {**frozen, "revision": revision})
-    written = 1
+    src, dst = RevisionLayout(RECORDED_REVISION), RevisionLayout(revision)
+    frozen = source.read_json(src.input)
+    target.write_json(dst.input, {**frozen, "revision": revision})
+    target.write_bytes(dst.er_input, source.read_bytes(src.er_input))
+    written = 2
     if dispatches:
-        for relpath in source.list_dir(src_dir, recursive=True):
-            if "/dispatches/" in relpath:
-                suffix = relpath.removeprefix(src_dir)
-                target.write_bytes(f"{dst_dir}{suffix}", source.read_bytes(relpath))
+        for stage in MODEL_STAGES:
+            for relpath in source.list_dir(src.dispatches_dir(stage)):
+                name = relpath.removeprefix(src.dispatches_dir(stage))
+                target.write_bytes(f"{dst.dispatches_dir(stage)}{name}", source.read_bytes(relpath))
                 written += 1
     return written
 
 
 def accepted_artifacts(package: CasePackage, revision: str) -> dict[str, bytes]:
     """The accepted stage artifacts of a revision (what a replay must reproduce byte for byte)."""
-    rev_dir = package.revision_dir(revision)
-    er_dir = f"{rev_dir}/entity-resolution"
+    layout = RevisionLayout(revision)
     names = [
-        f"{er_dir}/input.json",
-        f"{er_dir}/plan.json",
-        f"{er_dir}/candidates.json",
-        f"{er_dir}/assessment.json",
-        f"{er_dir}/context.json",
-        f"{rev_dir}/interpretation.json",
+        layout.er_input,
+        layout.plan,
+        layout.candidates,
+        layout.assessment,
+        layout.context,
+        layout.interpretation,
     ]
-    found = {name.removeprefix(rev_dir): package.read_bytes(name) for name in names}
-    for relpath in package.list_dir(f"{er_dir}/captures"):
-        found[relpath.removeprefix(rev_dir)] = package.read_bytes(relpath)
+    found = {layout.relative(name): package.read_bytes(name) for name in names}
+    for relpath in package.list_dir(layout.captures_dir):
+        found[layout.relative(relpath)] = package.read_bytes(relpath)
     return found
 
 
@@ -321,11 +280,12 @@ def same_artifacts(
 
 
 class CallTimer:
-    """Wraps module attributes so each call adds its wall time (ms) to a per-label total.
+    """Wraps attributes so each call adds its wall time (ms) to a per-label total.
 
-    Patching a module attribute changes what code that looks the name up at call time gets (the
-    asset functions and ``run_trial`` call their stage functions by global name); nothing in the
-    product is edited. :meth:`take` returns the totals since the previous call and resets them.
+    A target is a module, a class or a frozen registry entry (a ``StageSpec``'s ``run``, a
+    ``CheckSpec``'s ``evaluate``): code that looks the attribute up at call time gets the timed
+    function; nothing in the product is edited, and everything is restored afterwards.
+    :meth:`take` returns the totals since the previous call and resets them.
     """
 
     def __init__(self) -> None:
@@ -353,12 +313,12 @@ class CallTimer:
                 continue
             original = getattr(module, attribute)
             originals.append((module, attribute, original))
-            setattr(module, attribute, self._wrap(original, label))
+            _set(module, attribute, self._wrap(original, label))
         try:
             yield self
         finally:
             for module, attribute, original in reversed(originals):
-                setattr(module, attribute, original)
+                _set(module, attribute, original)
 
     def take(self) -> dict[str, float]:
         totals = dict(self._totals)
@@ -366,31 +326,28 @@ class CallTimer:
         return totals
 
 
-def pipeline_stage_targets(module: ModuleType) -> list[Target]:
-    """The five stage functions as ``module`` (``trial`` or ``pipeline_assets``) names them."""
-    stages = [
-        ("run_plan", "resolution_plan"),
-        ("run_captures", "resolution_captures"),
-        ("run_candidate_index", "candidate_index"),
-        ("run_assessment", "resolution_assessment"),
-        ("run_interpretation", "interpretation"),
+def _set(target: object, attribute: str, value: Any) -> None:
+    if dataclasses.is_dataclass(target) and not isinstance(target, type):
+        object.__setattr__(target, attribute, value)  # a frozen registry entry
+    else:
+        setattr(target, attribute, value)
+
+
+def stage_targets() -> list[Target]:
+    """Every stage after the case, as the registry runs it (``stage.<name>``)."""
+    return [
+        (spec, "run", f"stage.{spec.name}") for spec in STAGE_SPECS if spec.stage is not Stage.CASE
     ]
-    return [(module, attribute, f"stage.{label}") for attribute, label in stages]
 
 
-#: The six independent checks of ``vba_assets.pipeline.checks``.
-CHECK_NAMES = (
-    "check_plan_grounding",
-    "check_capture_provenance",
-    "check_candidate_index",
-    "check_selections",
-    "check_no_truncated_selection",
-    "check_interpretation_retention",
-)
+def check_targets() -> list[Target]:
+    """Every asset check of the registry (``check.<name>``)."""
+    return [(check, "evaluate", f"check.{check.name}") for _, check in check_specs()]
 
 
-def check_targets(module: ModuleType) -> list[Target]:
-    return [(module, name, f"check.{name.removeprefix('check_')}") for name in CHECK_NAMES]
+#: How many stages and checks the registry holds (what a run must have timed).
+STAGES_TIMED = len(stage_targets())
+CHECKS_TIMED = len(check_specs())
 
 
 def summarize_breakdown(samples: Sequence[dict[str, float]]) -> dict[str, float]:

@@ -7,12 +7,12 @@
 Everything but the model: case build (``import_report``: admission, CaseBuilder, store writes),
 frozen inputs, plan/assessment/interpretation request building and validation, captures on the
 embedded demo SQLite DB (real queries), candidate index, F/N/D context, store writes (atomic,
-fsynced), and the six independent checks of ``vba_assets.pipeline.checks``.
+fsynced), and every asset check of the stage registry (``vba_assets.pipeline.registry``).
 
 Setup (not timed): the samples are run once with the ``heuristic`` provider. Then, for every round,
 each case is imported into a fresh workspace and a never-run revision is seeded from the recording
 (``common.seed_revision``), and the case is timed: ``import_report`` + ``run_trial`` (replay
-provider, stop after interpretation) + the six checks. Two modes:
+provider, stop after interpretation) + every check. Two modes:
 
 * ``reuse``: the recorded dispatch records are copied into the revision and the ``replay`` LLM config
   is used, as ``LlmResource(llm_config="config/llm.replay.toml")`` does: each model stage finds its
@@ -39,24 +39,22 @@ from pathlib import Path
 from typing import Any
 
 from common import (
-    CHECK_NAMES,
+    CHECKS_TIMED,
     MAX_DISPATCHES,
     RECORDED_REVISION,
     REPLAY,
+    STAGES_TIMED,
     CallTimer,
-    PinnedTimingDatabase,
     Recording,
     Target,
-    Timings,
     emit,
     machine_info,
     median,
     percentiles,
-    pipeline_stage_targets,
     record_samples,
-    recorded_timings,
     same_artifacts,
     seed_revision,
+    stage_targets,
     summarize_breakdown,
     write_project_toml,
 )
@@ -65,12 +63,13 @@ from resources.llm.replay import ReplayProvider
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig
 from vba_assets.domain.llm.contract import DispatchRecord
-from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.intake import import_report
-from vba_assets.pipeline import checks, trial
-from vba_assets.pipeline.providers import recorded_dispatches
-from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.store import Workspace
+from vba_assets.pipeline import trial
+from vba_assets.pipeline.checks import evaluate_safely
+from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.recorder import revision_records
+from vba_assets.pipeline.registry import check_specs
+from vba_assets.store import RevisionLayout, Workspace
 
 P50_TARGET_MS = 50.0
 MODES = ("reuse", "answer")
@@ -93,32 +92,31 @@ class Replayer:
 
     recording: Recording
     project: ProjectConfig
-    timings: dict[str, Timings]
+    searches: dict[str, int]
     records: dict[str, list[DispatchRecord]]
 
     @classmethod
     def from_recording(cls, recording: Recording, project: ProjectConfig) -> "Replayer":
-        timings, records = {}, {}
+        layout = RevisionLayout(RECORDED_REVISION)
+        searches, records = {}, {}
         for case_id in recording.case_ids:
             package = recording.package(case_id)
-            timings[case_id] = recorded_timings(package)
-            env = RevisionEnv(package, RECORDED_REVISION, project, REPLAY, DispatchBudget(0))
-            records[case_id] = recorded_dispatches(env)
-        return cls(recording, project, timings, records)
-
-    def open_db(self, case_id: str, project: ProjectConfig) -> PinnedTimingDatabase:
-        return PinnedTimingDatabase(WorldDatabase.from_config(project), self.timings[case_id])
+            searches[case_id] = len(package.list_dir(layout.captures_dir))
+            records[case_id] = revision_records(package, layout)
+        return cls(recording, project, searches, records)
 
 
-def run_checks(env: RevisionEnv) -> tuple[dict[str, float], bool, list[str]]:
-    """Time each of the six checks; whether all passed, and the problems of those that did not."""
+def run_checks(package: Any, revision: str) -> tuple[dict[str, float], bool, list[str]]:
+    """Time every check of the registry; whether all passed, and the findings of those that
+    did not."""
+    rev = load_frozen(package, revision)
     times: dict[str, float] = {}
     problems: list[str] = []
-    for name in CHECK_NAMES:
+    for _, check in check_specs():
         started = time.perf_counter()
-        outcome = getattr(checks, name)(env)
-        times[f"check.{name.removeprefix('check_')}"] = (time.perf_counter() - started) * 1000
-        problems += [f"{name}: {p}" for p in outcome.problems]
+        outcome = evaluate_safely(check.evaluate, rev)
+        times[f"check.{check.name}"] = (time.perf_counter() - started) * 1000
+        problems += [f"{check.name}: {f.line()}" for f in outcome.findings if f.is_error]
     return times, not problems, problems
 
 
@@ -145,13 +143,12 @@ def replay_case(
         REPLAY,
         stop_after="interpretation",
         max_dispatches=MAX_DISPATCHES,
-        open_db=lambda: replayer.open_db(case_id, project),
+        open_db=lambda: WorldDatabase.from_config(project),
         provider=provider,
     )
     trial_ms = (time.perf_counter() - started) * 1000
     breakdown = timer.take()
-    env = RevisionEnv(package, "0001", project, REPLAY, DispatchBudget(max_dispatches=0))
-    check_times, passed, problems = run_checks(env)
+    check_times, passed, problems = run_checks(package, "0001")
     checks_ms = sum(check_times.values())
     stage_ms = sum(v for k, v in breakdown.items() if k.startswith("stage."))
     breakdown |= check_times
@@ -299,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         timer = CallTimer()
         samples: dict[str, dict[str, list[dict[str, Any]]]] = {m: {} for m in modes}
         warmup: dict[str, dict[str, float]] = {}
-        targets = [*pipeline_stage_targets(trial), *DB_TARGETS]
+        targets = [*stage_targets(), *DB_TARGETS]
         with timer.patched(targets):
             for mode in modes:
                 first = run_round(replayer, root / f"warmup-{mode}", mode, timer)
@@ -336,18 +333,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "cases": recording.case_ids,
                 "modes": modes,
                 "database": "embedded:demo (SQLite, read-only)",
-                "timed": "import_report + run_trial(stop_after=interpretation) + six checks",
+                "timed": "import_report + run_trial(stop_after=interpretation) + every check",
             },
             "setup": {
                 "recording_s": round(recording.seconds, 3),
                 "recorded": {
                     c: {
-                        "searches": len(replayer.timings[c]),
+                        "searches": replayer.searches[c],
                         "dispatch_records": len(replayer.records[c]),
                     }
                     for c in recording.case_ids
                 },
                 "unpatched": timer.missing,
+                "stages_timed": STAGES_TIMED,
+                "checks_timed": CHECKS_TIMED,
             },
             "warmup_total_ms": warmup,
             "results": results,

@@ -6,7 +6,8 @@
 Three graphs, each materialized one partition per run (``dagster.materialize``, in-process executor,
 console log level WARNING), interleaved partition by partition in the same process:
 
-* ``ours``: ``case`` + the five pipeline assets with their seven per-partition blocking checks, with
+* ``ours``: every asset of the stage registry (``case`` + the five pipeline assets) with their
+  per-partition checks, with
   the ``replay`` LLM config on replayed cases (``common``: setup records every sample once with the
   heuristic provider; each measured partition is a fresh revision seeded with the recorded
   ``input.json`` and dispatch records, so no model work, but captures query the demo SQLite DB);
@@ -17,19 +18,17 @@ console log level WARNING), interleaved partition by partition in the same proce
 
 On two instances: ``ephemeral`` (in memory) and ``sqlite`` (a temp ``DAGSTER_HOME`` with the default
 SQLite storages and telemetry off). Inside ``ours`` the stage and check functions are timed
-(``controller_in_run``) and so is our asset wiring (``_runtime``, previews, dispatch counts).
-``controller_standalone`` is ``run_trial`` + the six checks on the same cases without Dagster.
-
-The six checks run inside the assets but are bound at definition time, so they cannot be wrapped;
-``controller_in_run`` adds the time of re-running them on the same revision right after the run.
+(``controller_in_run``: the registry's ``StageSpec.run`` and ``CheckSpec.evaluate`` are wrapped
+where the assets call them) and so is our asset wiring (provider factory, previews, dispatch
+counts). ``controller_standalone`` is ``run_trial`` + every check on the same cases without Dagster.
+The output lists anything it could not wrap (``setup.unpatched``: empty in a valid run).
 
 Ratios, per instance (medians of per-partition values):
 
 * ``total = ours / trivial_checks``;
 * ``overhead_in_run = (ours - controller_in_run) / trivial_checks``: what our graph costs around its
   own controller work (Dagster plus our asset wiring) relative to Dagster's floor for the same
-  shape. **Target: under 2.** (``controller_in_run`` = the five stage functions timed inside the
-  run + the six checks re-run right after it.)
+  shape. **Target: under 2.**
 * ``overhead_standalone = (ours - controller_standalone) / trivial_checks``: the same, subtracting
   the controller time measured outside Dagster.
 
@@ -48,39 +47,34 @@ from typing import Any
 
 import dagster as dg
 from common import (
-    REPLAY,
+    CHECKS_TIMED,
+    STAGES_TIMED,
     CallTimer,
     Target,
-    Timings,
+    check_targets,
     emit,
     machine_info,
     median,
     percentiles,
-    pin_timing,
-    pipeline_stage_targets,
     record_samples,
     seed_revision,
+    stage_targets,
     summarize_breakdown,
-    timings_from_json,
-    timings_to_json,
     write_project_toml,
     write_replay_llm_toml,
 )
-from controller import Replayer, replay_case, run_checks
+from controller import Replayer, replay_case
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
-from vba_assets.defs import case_asset, pipeline_assets
-from vba_assets.defs.case_asset import case
+from vba_assets.defs import assets as asset_module
+from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.partitions import (
     CASE_DIMENSION,
     REVISION_DIMENSION,
     case_revision_partitions,
 )
-from vba_assets.defs.pipeline_assets import PIPELINE_ASSETS
-from vba_assets.domain.catalog.world import SearchResult
-from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.intake import import_report
-from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.registry import STAGE_SPECS
 from vba_assets.store import Workspace
 
 # BackfillPolicy (the trivial graph's single-run variant) is a beta API in Dagster 1.13.
@@ -88,38 +82,21 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning)
 
 OVERHEAD_RATIO_TARGET = 2.0
 INSTANCES = ("ephemeral", "sqlite")
-OUR_ASSETS = [case, *PIPELINE_ASSETS]
-#: The asset names of our graph and the check specs each declares (1+1+1+1+2+1).
+OUR_ASSETS = ASSETS
+#: The asset names of our graph and the check specs each declares, from the stage registry.
 GRAPH_SHAPE: dict[str, tuple[str, ...]] = {
-    "case": ("case_sources_readable",),
-    "resolution_plan": ("plan_grounding",),
-    "resolution_captures": ("capture_provenance",),
-    "candidate_index": ("candidates_recompute",),
-    "resolution_assessment": ("selections_cited", "no_truncated_selection"),
-    "interpretation": ("interpretation_retention",),
+    spec.name: tuple(check.name for check in spec.checks) for spec in STAGE_SPECS
 }
 #: Console logging at WARNING: the events are still stored; the terminal stays readable.
 QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+#: The asset wiring around the stages: metadata (previews, counts) and the provider factory.
 WIRING_TARGETS: list[Target] = [
-    (pipeline_assets, "_runtime", "wiring.runtime"),
-    (pipeline_assets, "stage_preview", "wiring.stage_preview"),
-    (pipeline_assets, "recorded_dispatches", "wiring.recorded_dispatches"),
-    (case_asset, "case_preview_markdown", "wiring.case_preview"),
+    (asset_module, "provider_factory", "wiring.provider_factory"),
+    (asset_module, "count_dispatch_records", "wiring.count_dispatch_records"),
+    *[(spec, "preview", f"wiring.preview.{spec.name}") for spec in STAGE_SPECS],
 ]
-#: The stage functions, which the assets look up by global name at call time. The check functions
-#: are bound when the assets are defined, so they cannot be wrapped: they are re-run on the same
-#: revision right after the run (pure reads, the same work) and that time is counted instead.
-STAGE_TARGETS: list[Target] = pipeline_stage_targets(pipeline_assets)
-
-
-class PinnedWorldDatabaseResource(WorldDatabaseResource):
-    """The world DB resource whose captures carry the recorded timings (bench only; see common)."""
-
-    pinned_timings: str = "[]"
-
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        result = super().contains_search(catalog, term, limit)
-        return pin_timing(result, timings_from_json(self.pinned_timings))
+#: Every stage and check of the registry, wrapped where the assets call them.
+STAGE_TARGETS: list[Target] = [*stage_targets(), *check_targets()]
 
 
 def _trivial_asset(
@@ -180,12 +157,10 @@ def register(
     instance.add_dynamic_partitions(REVISION_DIMENSION, list(revisions))
 
 
-def our_resources(project_toml: Path, llm_toml: Path, timings: Timings) -> dict[str, Any]:
+def our_resources(project_toml: Path, llm_toml: Path) -> dict[str, Any]:
     return {
         "project": ProjectResource(project_config=str(project_toml)),
-        "world_db": PinnedWorldDatabaseResource(
-            project_config=str(project_toml), pinned_timings=timings_to_json(timings)
-        ),
+        "world_db": WorldDatabaseResource(project_config=str(project_toml)),
         "llm": LlmResource(llm_config=str(llm_toml)),
     }
 
@@ -237,15 +212,8 @@ class OurGraph:
             dispatches=True,
         )
 
-    def rerun_checks(self, case_id: str, revision: str) -> dict[str, float]:
-        """The six checks on a materialized revision, timed (what the assets ran in the run)."""
-        package = self.workspace.case(case_id)
-        env = RevisionEnv(package, revision, self.project, REPLAY, DispatchBudget(0))
-        times, _passed, _problems = run_checks(env)
-        return times
-
     def resources(self, case_id: str) -> dict[str, Any]:
-        return our_resources(self.project_toml, self.llm_toml, self.replayer.timings[case_id])
+        return our_resources(self.project_toml, self.llm_toml)
 
 
 def bench_instance(
@@ -268,7 +236,6 @@ def bench_instance(
                     OUR_ASSETS, key, instance, graph.resources(case_id)
                 )
                 breakdown = timer.take()
-                breakdown |= graph.rerun_checks(case_id, revision)
                 checks_ms, ok_checks, _ = materialize(trivial_checks, key, instance)
                 plain_ms, ok_plain, _ = materialize(trivial_plain, key, instance)
                 if number == 0:
@@ -374,13 +341,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             "definitions": {
                 "total": "ours / trivial_checks",
                 "overhead_in_run": "(ours - controller_in_run) / trivial_checks, where "
-                "controller_in_run is the time inside the five stage functions and the six "
-                "checks during that run",
+                "controller_in_run is the time inside every stage function and every check of "
+                "the stage registry during that run",
                 "overhead_standalone": "(ours - controller_standalone) / trivial_checks, where "
-                "controller_standalone is run_trial + six checks without Dagster",
+                "controller_standalone is run_trial + every check without Dagster",
                 "statistic": "medians of per-partition values",
             },
-            "setup": {"recording_s": round(recording.seconds, 3), "unpatched": timer.missing},
+            "setup": {
+                "recording_s": round(recording.seconds, 3),
+                "unpatched": timer.missing,
+                "stages_timed": STAGES_TIMED,
+                "checks_timed": CHECKS_TIMED,
+            },
             "controller_standalone": standalone,
             "results": results,
             "targets": {

@@ -14,22 +14,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from vba_assets.errors import (
-    ConfigError,
-    InputError,
-    ModelError,
-    ResearchUnavailable,
-    StoreError,
-    VbaError,
-)
-
-_EXIT_CODES: list[tuple[type[VbaError], int]] = [
-    (InputError, 2),
-    (ConfigError, 3),
-    (ResearchUnavailable, 4),
-    (StoreError, 5),
-    (ModelError, 6),
-]
+from vba_assets.domain.stages import MODEL_STAGES, STOP_POINTS
+from vba_assets.errors import VbaError, exit_code
 
 
 def _project(args: argparse.Namespace) -> Any:
@@ -100,7 +86,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     package.read_bytes("case.json")  # ARTIFACT_MISSING (exit 5) for a case that is not there
     findings = package.verify()
     for finding in findings:
-        print(f"{finding.kind}\t{finding.relpath}\t{finding.message}")
+        print(f"{finding.severity}\t{finding.line()}")
     errors = [f for f in findings if f.is_error]
     print(f"package: {len(findings)} finding(s), {len(errors)} error(s)")
     revisions = [args.revision] if args.revision else []
@@ -109,9 +95,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
         report = verify_revision(package, revision)
         for line in report.checked:
             print(f"ok\t{revision}\t{line}")
-        for line in report.problems:
-            print(f"PROBLEM\t{revision}\t{line}")
-        problems += len(report.problems)
+        replay_errors = [f for f in report.findings if f.is_error and f not in findings]
+        for finding in replay_errors:
+            print(f"PROBLEM\t{revision}\t{finding.line()}")
+        problems += len(replay_errors)
     return 0 if not errors and not problems else 5
 
 
@@ -197,9 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--case-id", required=True)
     run.add_argument("--package-id", help="refuse to run unless the case is this package")
     run.add_argument("--revision", help="NNNN (default: the case's latest revision, or 0001)")
-    run.add_argument(
-        "--stop-after", required=True, choices=["case", "resolution", "interpretation"]
-    )
+    run.add_argument("--stop-after", required=True, choices=list(STOP_POINTS))
     run.add_argument("--max-dispatches", type=int, default=6, help="model requests allowed")
 
     revision = sub.add_parser("revision", help="Manage analysis revisions.")
@@ -221,9 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--project-config", help="project config TOML (default: embedded demo)")
     show.add_argument("--case-id", required=True)
     show.add_argument("--revision", required=True)
-    show.add_argument(
-        "--stage", choices=["resolution_plan", "resolution_assessment", "interpretation"]
-    )
+    show.add_argument("--stage", choices=[stage.value for stage in MODEL_STAGES])
     show.add_argument("--json", action="store_true", help="print the manifests as JSON")
 
     ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
@@ -249,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vba: error: {exc}", file=sys.stderr)
         if exc.detail:
             print(json.dumps(exc.to_json(), ensure_ascii=False), file=sys.stderr)
-        return next((code for kind, code in _EXIT_CODES if isinstance(exc, kind)), 1)
+        return exit_code(exc)
 
 
 if __name__ == "__main__":

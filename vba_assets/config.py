@@ -12,8 +12,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
+from vba_assets.domain.base import StrictModel
 from vba_assets.errors import ConfigError, ErrorCode
 
 #: ``database.url`` value that selects the packaged demo world DB (SQLite, built on first use).
@@ -23,11 +24,7 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 _CATALOG_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class DatabaseConfig(_Strict):
+class DatabaseConfig(StrictModel):
     """The read-only world database (ARCHITECTURE 10)."""
 
     url: str = Field(
@@ -81,7 +78,7 @@ class DatabaseConfig(_Strict):
         return os.environ.get(self.password_env) if self.password_env else None
 
 
-class CatalogConfig(_Strict):
+class CatalogConfig(StrictModel):
     """One operator-selected searchable name column (ARCHITECTURE 12)."""
 
     name: str = Field(description="Catalog name the model may cite, e.g. 'creature_name'.")
@@ -133,7 +130,7 @@ class CatalogConfig(_Strict):
         return values
 
 
-class EntityResolutionConfig(_Strict):
+class EntityResolutionConfig(StrictModel):
     """The optional ``[entity_resolution]`` block; absent means disabled."""
 
     max_searches: int = Field(default=4, ge=1, le=32)
@@ -153,7 +150,7 @@ class EntityResolutionConfig(_Strict):
         return next((c for c in self.catalogs if c.name == name), None)
 
 
-class ProjectConfig(_Strict):
+class ProjectConfig(StrictModel):
     """Everything an operator configures for one deployment."""
 
     workspace: Path = Field(description="Root folder of case packages and the inbox.")

@@ -1,40 +1,34 @@
 """``vba context show``: the context manifests of a revision's model requests, as a table or JSON.
 
-Reads a case package only (no model, no database). Each dispatch record
-(``dispatches/<stage>-<n>.json``) has its manifest beside it (``<stage>-<n>.manifest.json``,
-written by the recorder). For a revision recorded before manifests existed, the manifest is
+Reads a case package only (no model, no database), through the revision's frozen inputs. Each
+dispatch record (``dispatches/<stage>-<n>.json``) has its manifest beside it
+(``<stage>-<n>.manifest.json``, written by the recorder). For a revision recorded before manifests existed, the manifest is
 computed now from the recorded request and the items the frozen artifacts rebuild, and marked so;
 nothing is written.
 """
 
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from vba_assets.domain.case.ids import validate_revision
 from vba_assets.domain.llm.contract import DispatchRecord
-from vba_assets.domain.prompting.items import LIFECYCLES, ContextItem
-from vba_assets.domain.prompting.manifest import (
-    TOKEN_ESTIMATOR,
-    ContextManifest,
-    estimate_tokens,
-    manifest_relpath,
-)
-from vba_assets.domain.prompting.prompts import load_prompt_set
+from vba_assets.domain.prompting.items import ContextItem
+from vba_assets.domain.prompting.manifest import ContextManifest
 from vba_assets.domain.prompting.requests import request_items_for
-from vba_assets.errors import ErrorCode, InputError, StoreError, VbaError
-from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
+from vba_assets.domain.stages import MODEL_STAGES, Stage
+from vba_assets.errors import ErrorCode, InputError, StoreError
+from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.previews import manifest_rows, summary_lines
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.replay import replay_env
-from vba_assets.pipeline.requests import assessment_request, interpretation_request, plan_request
-from vba_assets.pipeline.revision import RevisionEnv, interpretation_input, resolution_input
+from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.store import CasePackage, Workspace
+from vba_assets.store.layout import CASE_JSON
 
-STAGES = ("resolution_plan", "resolution_assessment", "interpretation")
+#: The stages ``--stage`` accepts.
+STAGE_CHOICES = tuple(stage.value for stage in MODEL_STAGES)
 
 
 @dataclass(frozen=True)
@@ -47,23 +41,6 @@ class ShownDispatch:
     computed: bool
 
 
-def _rebuilt_items(env: RevisionEnv, stage: str) -> list[ContextItem]:
-    """The items of a stage's request, rebuilt from the revision's frozen artifacts."""
-    if stage == "interpretation":
-        request, _ = interpretation_request(env, load_resolution_context(env))
-    elif stage == "resolution_plan":
-        request, _ = plan_request(env, resolution_input(env, None))
-    else:
-        plan, index = load_plan(env), load_candidate_index(env)
-        if plan is None or index is None:
-            raise StoreError(
-                ErrorCode.ARTIFACT_MISSING,
-                f"{stage}: no accepted plan and candidate index to rebuild its request from",
-            )
-        request, _ = assessment_request(env, resolution_input(env, None), plan, index)
-    return request_items_for(request, load_prompt_set(interpretation_input(env).prompt_version))
-
-
 def revision_manifests(
     package: CasePackage, revision: str, stage: str | None = None
 ) -> list[ShownDispatch]:
@@ -73,110 +50,59 @@ def revision_manifests(
         InputError: ``INVALID_STAGE`` for a stage that is not a model stage.
         StoreError: ``ARTIFACT_MISSING`` when the revision has no dispatch (of that stage).
     """
-    if stage is not None and stage not in STAGES:
+    if stage is not None and stage not in STAGE_CHOICES:
         raise InputError(
-            ErrorCode.INVALID_STAGE, f"--stage must be one of {', '.join(STAGES)}, not {stage!r}"
+            ErrorCode.INVALID_STAGE,
+            f"--stage must be one of {', '.join(STAGE_CHOICES)}, not {stage!r}",
         )
-    env = replay_env(package, validate_revision(revision))
+    rev = load_frozen(package, revision)
     shown: list[ShownDispatch] = []
-    rebuilt: dict[str, list[ContextItem]] = {}
-    for base in (env.er_dir, env.rev_dir):
-        recorder = PackageRecorder(package, env.revision, base)
-        for record in recorder.all_records():
-            if stage is not None and record.stage != stage:
-                continue
-            relpath = f"{base}/dispatches/{record.stage}-{record.attempt}.json"
-            shown.append(_shown(env, recorder, record, relpath, rebuilt))
+    for model_stage in MODEL_STAGES:
+        if stage is not None and model_stage.value != stage:
+            continue
+        recorder = PackageRecorder(package, rev.layout, model_stage)
+        rebuilt: list[ContextItem] | None = None
+        for record in recorder.records():
+            shown_dispatch, rebuilt = _shown(rev, recorder, record, rebuilt)
+            shown.append(shown_dispatch)
     if not shown:
         what = f"stage {stage}" if stage else "any stage"
         raise StoreError(
             ErrorCode.ARTIFACT_MISSING,
-            f"case {package.case_id} revision {env.revision} has no model dispatch of {what}",
+            f"case {package.case_id} revision {rev.revision} has no model dispatch of {what}",
             case_id=package.case_id,
-            revision=env.revision,
+            revision=rev.revision,
         )
-    return sorted(shown, key=lambda s: (STAGES.index(s.manifest.stage), s.manifest.attempt))
+    return shown
 
 
 def _shown(
-    env: RevisionEnv,
+    rev: FrozenRevision,
     recorder: PackageRecorder,
     record: DispatchRecord,
-    relpath: str,
-    rebuilt: dict[str, list[ContextItem]],
-) -> ShownDispatch:
-    target = manifest_relpath(relpath)
-    if env.package.exists(target):
+    rebuilt: list[ContextItem] | None,
+) -> tuple[ShownDispatch, list[ContextItem] | None]:
+    stage = Stage(record.stage)
+    relpath = rev.layout.dispatch(stage, record.attempt)
+    target = rev.layout.manifest(stage, record.attempt)
+    if rev.package.exists(target):
         try:
-            manifest = ContextManifest.model_validate(env.package.read_json(target))
+            manifest = ContextManifest.model_validate(rev.package.read_json(target))
         except ValidationError as exc:
             raise StoreError(
                 ErrorCode.ARTIFACT_CORRUPT,
                 f"{target} is not a context manifest: {exc.errors()[0]['msg']}",
                 relpath=target,
             ) from None
-        return ShownDispatch(relpath, target, manifest, computed=False)
-    if record.stage not in rebuilt:
-        rebuilt[record.stage] = _rebuilt_items(env, record.stage)
-    return ShownDispatch(relpath, target, recorder.manifest(record, rebuilt[record.stage]), True)
+        return ShownDispatch(relpath, target, manifest, computed=False), rebuilt
+    if rebuilt is None:  # the items of the stage's request, rebuilt from the frozen artifacts
+        request, _ = rebuild_request(rev, stage)
+        rebuilt = request_items_for(request, rev.prompts)
+    manifest = recorder.manifest(record, rebuilt)
+    return ShownDispatch(relpath, target, manifest, computed=True), rebuilt
 
 
 # --- rendering ------------------------------------------------------------------------------------
-
-
-def _percent(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "-"
-
-
-def manifest_rows(manifest: ContextManifest) -> list[list[str]]:
-    """Rows: item, lifecycle, source, insertions, chars of one, chars of all, ~tokens of all."""
-    rows = [
-        [
-            i.name,
-            i.lifecycle,
-            i.source,
-            str(i.insertions),
-            str(i.chars),
-            str(i.total_chars),
-            str(i.est_tokens),
-        ]
-        for i in manifest.items
-    ]
-    glue, total = manifest.unaccounted_chars, manifest.total_chars
-    rows.append(
-        ["(template glue)", "unaccounted", "", "", "", str(glue), str(estimate_tokens(glue))]
-    )
-    rows.append(["total", "", "", "", "", str(total), str(manifest.total_est_tokens)])
-    return rows
-
-
-def summary_lines(manifest: ContextManifest) -> list[str]:
-    """Lifecycle shares, the static prefix, the provider's own usage and the estimator."""
-    total = manifest.total_chars
-    by_lifecycle = manifest.chars_by_lifecycle
-    shares = ", ".join(
-        f"{name} {by_lifecycle[name]} ({_percent(by_lifecycle[name], total)})"
-        for name in (*LIFECYCLES, "unaccounted")
-        if by_lifecycle.get(name)
-    )
-    first = manifest.first_non_static
-    where = f"before {first}" if first else "the whole request"
-    usage = manifest.provider_usage
-    reported = (
-        ", ".join(
-            f"{name} {value}" for name, value in usage.model_dump().items() if value is not None
-        )
-        if usage and usage.input is not None
-        else "not reported"
-    )
-    return [
-        f"by lifecycle (chars): {shares}",
-        f"static prefix: {manifest.static_prefix_chars} chars "
-        f"({_percent(manifest.static_prefix_chars, total)}), {where}: provider prompt caching "
-        "can apply to it",
-        f"provider-reported tokens: {reported}",
-        f"~tokens = {TOKEN_ESTIMATOR}",
-    ]
 
 
 def _text_table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -213,30 +139,6 @@ def manifest_text(shown: ShownDispatch) -> str:
     return "\n".join(lines)
 
 
-def manifest_markdown(manifest: ContextManifest) -> str:
-    """The manifest table as markdown (the Dagster stage preview)."""
-    headers = ["item", "lifecycle", "source", "insertions", "each", "chars", "~tokens"]
-    rows = [[cell.replace("|", "\\|") for cell in row] for row in manifest_rows(manifest)]
-    table = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    table += ["| " + " | ".join(row) + " |" for row in rows]
-    title = f"**Context manifest** of the accepted request (attempt {manifest.attempt})"
-    return "\n".join([title, "", *table, "", *(f"- {line}" for line in summary_lines(manifest))])
-
-
-def accepted_manifest_markdown(package: CasePackage, stage_artifact: str) -> str | None:
-    """The manifest table of the dispatch a stage artifact accepted (``plan.json``,
-    ``assessment.json``, ``interpretation.json``); None without one (or recorded before
-    manifests existed)."""
-    doc = package.read_json(stage_artifact)
-    dispatch = doc.get("accepted_dispatch") if isinstance(doc, dict) else None
-    if not isinstance(dispatch, str):
-        return None
-    target = manifest_relpath(f"{stage_artifact.rsplit('/', 1)[0]}/{dispatch}")
-    if not package.exists(target):
-        return None
-    return manifest_markdown(ContextManifest.model_validate(package.read_json(target)))
-
-
 def show_context(
     workspace_root: Path | str,
     case_id: str,
@@ -252,7 +154,7 @@ def show_context(
             no model dispatch.
     """
     package = Workspace(workspace_root).case(case_id)
-    package.read_bytes("case.json")  # ARTIFACT_MISSING names the case if it was never imported
+    package.read_bytes(CASE_JSON)  # ARTIFACT_MISSING names the case if it was never imported
     shown = revision_manifests(package, revision, stage)
     if as_json:
         document = {
@@ -271,25 +173,3 @@ def show_context(
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     header = f"{case_id} revision {revision}: {len(shown)} model request(s)"
     return "\n\n".join([header, *(manifest_text(s) for s in shown)]) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m vba_assets.context_show WORKSPACE CASE_ID REVISION [STAGE] [--json]``."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
-    positional = [a for a in args if a != "--json"]
-    if len(positional) not in (3, 4):
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    try:
-        workspace, case_id, revision = positional[:3]
-        stage = positional[3] if len(positional) == 4 else None
-        sys.stdout.write(show_context(workspace, case_id, revision, stage, as_json))
-    except VbaError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -16,8 +16,7 @@ import os
 import dagster as dg
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
-from vba_assets.defs.case_asset import case
-from vba_assets.defs.pipeline_assets import PIPELINE_ASSETS
+from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.sensors import build_inbox_sensor
 
 project_config_path = os.environ.get("VBA_PROJECT_CONFIG", "")
@@ -25,12 +24,12 @@ llm_config_path = os.environ.get("VBA_LLM_CONFIG", "")
 
 interpret_cases_job = dg.define_asset_job(
     "interpret_cases",
-    selection=dg.AssetSelection.assets(case, *PIPELINE_ASSETS),
+    selection=dg.AssetSelection.assets(*ASSETS),
     description="Materialize the six case-interpretation assets of one case x revision partition.",
 )
 
 defs = dg.Definitions(
-    assets=[case, *PIPELINE_ASSETS],
+    assets=ASSETS,
     jobs=[interpret_cases_job],
     sensors=[build_inbox_sensor(interpret_cases_job)],
     resources={

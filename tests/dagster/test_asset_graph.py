@@ -38,8 +38,10 @@ def graph_summary() -> dict[str, Any]:
 
 def test_asset_graph_matches_snapshot() -> None:
     summary = graph_summary()
-    if os.environ.get("VBA_UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+    if os.environ.get("VBA_UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    # a missing snapshot fails (never silently rewritten): regenerate it deliberately
+    assert SNAPSHOT.exists(), f"{SNAPSHOT} is missing: run with VBA_UPDATE_SNAPSHOTS=1"
     assert summary == json.loads(SNAPSHOT.read_text())
 
 

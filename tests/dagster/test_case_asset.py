@@ -7,9 +7,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import ProjectResource, WorldDatabaseResource
+from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.definitions import interpret_cases_job
-from vba_assets.defs.case_asset import CASE_CHECK_SOURCES, case
+from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.partitions import partition_key
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.intake import import_report
@@ -24,6 +24,18 @@ def project_config(tmp_path: Path) -> Path:
         'allowlist = ["creature_template"]\nsnapshot_label = "demo"\n'
     )
     return path
+
+
+case = ASSETS[0]
+CASE_CHECK_SOURCES = "case_sources_readable"
+
+
+def all_resources(config: Path) -> dict[str, object]:
+    return {
+        "project": ProjectResource(project_config=str(config)),
+        "world_db": WorldDatabaseResource(project_config=str(config)),
+        "llm": LlmResource(),
+    }
 
 
 def register(instance: dg.DagsterInstance, *case_ids: str) -> None:
@@ -43,7 +55,7 @@ def test_case_asset_materializes_with_data_version_and_passing_check(tmp_path: P
             outcome = dg.materialize(
                 [case],
                 partition_key=str(partition_key(case_id, "0001")),
-                resources={"project": ProjectResource(project_config=str(config))},
+                resources=all_resources(config),
                 instance=instance,
             )
             assert outcome.success
@@ -78,13 +90,14 @@ def test_case_asset_check_fails_when_case_json_disagrees_with_the_package_record
         outcome = dg.materialize(
             [case],
             partition_key="BUG-000020|0001",
-            resources={"project": ProjectResource(project_config=str(config))},
+            resources=all_resources(config),
             instance=instance,
             raise_on_error=False,
         )
         [evaluation] = outcome.get_asset_check_evaluations()
         assert not evaluation.passed
-        assert "package.json records" in evaluation.metadata["problems"].value
+        assert evaluation.metadata["codes"].value == "CASE_HASH_MISMATCH"
+        assert "package.json records" in evaluation.metadata["findings"].value
 
 
 def test_missing_case_fails_the_run_with_a_clear_error(tmp_path: Path) -> None:
@@ -94,7 +107,7 @@ def test_missing_case_fails_the_run_with_a_clear_error(tmp_path: Path) -> None:
         outcome = dg.materialize(
             [case],
             partition_key="BUG-404|0001",
-            resources={"project": ProjectResource(project_config=str(config))},
+            resources=all_resources(config),
             instance=instance,
             raise_on_error=False,
         )

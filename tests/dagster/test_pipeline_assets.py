@@ -12,15 +12,14 @@ import dagster as dg
 import pytest
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
-from vba_assets.defs.case_asset import case
-from vba_assets.defs.pipeline_assets import PIPELINE_ASSETS
+from tests.layout import REV1
+from vba_assets.defs.assets import ASSETS
+from vba_assets.domain.stages import Stage
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace, canonical_bytes
 
 REPO = Path(__file__).resolve().parents[2]
-ASSETS = [case, *PIPELINE_ASSETS]
-ER = "analysis/interpretations/0001/entity-resolution"
 
 
 def _config_text(backend: str, workspace: Path) -> str:
@@ -97,13 +96,13 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
             ]
             assert final.metadata["model_requests_recorded"].value == 3  # plan, assessment, final
         package = workspace.case("BUG-000020")
-        context = package.read_json(f"{ER}/context.json")
+        context = package.read_json(REV1.context)
         selected = {n["identity"]: n["role"] for n in context["selected"]}
         assert selected.get(23487) == "affected_subject"
         # the quest giver is a distinct context entity, never the affected subject
         assert selected.get(23486) == "quest_giver"
         # a second materialization reuses everything: same data versions, no new dispatch
-        before = sorted(package.list_dir(f"{ER}/dispatches"))
+        before = sorted(package.list_dir(REV1.dispatches_dir(Stage.RESOLUTION_PLAN)))
         again = dg.materialize(
             ASSETS,
             partition_key="BUG-000020|0001",
@@ -116,8 +115,8 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
             ]
             for e in again.get_asset_materialization_events()
         }
-        assert versions["resolution_plan"] == package.artifact_ref(f"{ER}/plan.json").sha256
-        assert sorted(package.list_dir(f"{ER}/dispatches")) == before
+        assert versions["resolution_plan"] == package.artifact_ref(REV1.plan).sha256
+        assert sorted(package.list_dir(REV1.dispatches_dir(Stage.RESOLUTION_PLAN))) == before
 
 
 def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_downstream(
@@ -129,15 +128,15 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
     with dg.instance_for_test() as instance:
         register(instance, "BUG-000020")
         first = dg.materialize(
-            [case, PIPELINE_ASSETS[0]],
+            ASSETS[:2],
             partition_key="BUG-000020|0001",
             resources=resources(project_file),
             instance=instance,
         )
         assert first.success
         # inject: an accepted plan whose term no longer occurs in its cited span
-        path = package.path(f"{ER}/plan.json")
-        doc = package.read_json(f"{ER}/plan.json")
+        path = package.path(REV1.plan)
+        doc = package.read_json(REV1.plan)
         doc["plan"]["searches"][0]["term"] = "Wolpertinger King"
         path.chmod(0o644)
         path.write_bytes(canonical_bytes(doc))
@@ -154,10 +153,43 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
             e for e in result.get_asset_check_evaluations() if e.check_name == "plan_grounding"
         ]
         assert not grounding.passed
-        assert "Wolpertinger King" in grounding.metadata["problems"].value
+        assert grounding.metadata["codes"].value == "PLAN_TERM_NOT_IN_QUOTE"
+        assert "Wolpertinger King" in grounding.metadata["findings"].value
         materialized = {
             e.event_specific_data.materialization.asset_key.to_user_string()
             for e in result.get_asset_materialization_events()
         }
         assert materialized == {"case", "resolution_plan"}  # nothing downstream ran
-        assert not package.exists(f"{ER}/candidates.json")
+        assert not package.exists(REV1.candidates)
+
+
+def _data_versions(result: dg.ExecuteInProcessResult) -> dict[str, str]:
+    return {
+        e.event_specific_data.materialization.asset_key.to_user_string(): (
+            e.event_specific_data.materialization.tags["dagster/data_version"]
+        )
+        for e in result.get_asset_materialization_events()
+    }
+
+
+def test_the_same_case_in_two_workspaces_gets_the_same_data_versions(tmp_path: Path) -> None:
+    """Two Dagster instances, two workspaces, one sample case: every asset's data version equal."""
+    versions = []
+    for name in ("first", "second"):
+        root = tmp_path / name
+        project_file = root / "project.toml"
+        root.mkdir()
+        project_file.write_text(_config_text("sqlite", root / "ws"))
+        import_report(Workspace(root / "ws"), sample_report_path("BUG-000020"))
+        with dg.instance_for_test() as instance:
+            register(instance, "BUG-000020")
+            result = dg.materialize(
+                ASSETS,
+                partition_key="BUG-000020|0001",
+                resources=resources(project_file),
+                instance=instance,
+            )
+            assert result.success
+            versions.append(_data_versions(result))
+    assert set(versions[0]) == {asset.key.to_user_string() for asset in ASSETS}
+    assert versions[0] == versions[1]

@@ -9,12 +9,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.contract import (
     ModelRequest,
-    ValidationIssue,
     build_request,
     model_validator_for,
 )
+from vba_assets.domain.protocol import ProtocolVersion
 from vba_assets.errors import ErrorCode
 
 REPORT = "I can't find the Wild Wolpertinger for Goldark's quest."
@@ -37,9 +38,9 @@ class Plan(BaseModel):
     searches: list[Search] = Field(min_length=1, max_length=4)
 
 
-def plan_rules(plan: Plan) -> list[ValidationIssue]:
+def plan_rules(plan: Plan) -> list[Finding]:
     return [
-        ValidationIssue(
+        Finding(
             code=ErrorCode.LLM_OUTPUT_RULES,
             path=f"/searches/{index}/term",
             message=f"the term {search.term!r} does not occur in the report",
@@ -61,7 +62,7 @@ INVENTED_TERM: dict[str, Any] = {
 
 
 def plan_request(
-    protocol_version: Literal[1, 2] = 2,
+    protocol_version: ProtocolVersion = 2,
     *,
     system: str = SYSTEM,
     model: str = MODEL,

@@ -1,13 +1,12 @@
 """The independent asset checks pass on an honest revision and fail on a tampered one."""
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context
+from tests.layout import REV1
 from tests.pipeline.support import (
-    ER,
     QUEST,
     assess_exact,
     imported,
@@ -16,8 +15,9 @@ from tests.pipeline.support import (
     project_config,
     run,
 )
+from vba_assets.errors import ErrorCode
 from vba_assets.pipeline import checks
-from vba_assets.pipeline.replay import replay_env
+from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.store import CasePackage, canonical_bytes, sha256_hex
 
 ALL_CHECKS = [
@@ -51,20 +51,24 @@ def overwrite(package: CasePackage, relpath: str, doc: object) -> None:
 
 
 def test_every_check_passes_on_an_honest_revision(tmp_path: Path) -> None:
-    env = replay_env(completed(tmp_path), "0001")
+    env = load_frozen(completed(tmp_path), "0001")
     for check in ALL_CHECKS:
         outcome = check(env)
-        assert outcome.passed and outcome.skipped is None, (check.__name__, outcome.problems)
+        assert outcome.passed and outcome.skipped is None, (check.__name__, outcome.findings)
+        assert outcome.findings == []
 
 
 def test_an_ungrounded_plan_fails_the_grounding_check(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    doc = package.read_json(f"{ER}/plan.json")
+    doc = package.read_json(REV1.plan)
     doc["plan"]["searches"][0]["term"] = "Wolpertinger King"
-    overwrite(package, f"{ER}/plan.json", doc)
-    outcome = checks.check_plan_grounding(replay_env(package, "0001"))
+    overwrite(package, REV1.plan, doc)
+    outcome = checks.check_plan_grounding(load_frozen(package, "0001"))
     assert not outcome.passed
-    assert "does not occur in the cited quote" in outcome.problems[0]
+    assert [f.code for f in outcome.findings] == [ErrorCode.PLAN_TERM_NOT_IN_QUOTE]
+    assert outcome.findings[0].subject == "Q1 S3[0:17]" or outcome.findings[0].subject.startswith(
+        "Q1 "
+    )
 
 
 @pytest.mark.parametrize(
@@ -78,13 +82,13 @@ def test_an_ungrounded_plan_fails_the_grounding_check(tmp_path: Path) -> None:
     ],
 )
 def test_the_capture_sql_template_rule(sql: str, ok: bool) -> None:
-    assert (checks.capture_sql_problems(sql) == []) is ok
+    assert checks.capture_sql_is_template(sql) is ok
 
 
 def test_a_tampered_capture_fails_provenance(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    env = replay_env(package, "0001")
-    relpath = package.list_dir(f"{ER}/captures")[0]
+    env = load_frozen(package, "0001")
+    relpath = package.list_dir(REV1.captures_dir)[0]
     doc = package.read_json(relpath)
     doc["result"]["sql"] = doc["result"]["sql"].replace(
         "LIKE ?", f"LIKE '%{doc['result']['term']}%'"
@@ -95,47 +99,55 @@ def test_a_tampered_capture_fails_provenance(tmp_path: Path) -> None:
 
 def test_a_candidate_index_that_does_not_recompute_fails(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    doc = package.read_json(f"{ER}/candidates.json")
+    doc = package.read_json(REV1.candidates)
     doc["searches"][0]["candidates"].reverse()
     doc["searches"][0]["candidates"].append(doc["searches"][0]["candidates"][0])
     doc["searches"][0]["candidate_ids"].append("Q1-C99")
-    overwrite(package, f"{ER}/candidates.json", doc)
-    outcome = checks.check_candidate_index(replay_env(package, "0001"))
+    overwrite(package, REV1.candidates, doc)
+    outcome = checks.check_candidate_index(load_frozen(package, "0001"))
     assert not outcome.passed
-    assert "does not recompute" in outcome.problems[0]
+    assert [f.code for f in outcome.findings] == [ErrorCode.RECOMPUTE_MISMATCH]
 
 
 def test_a_selection_from_a_truncated_search_fails(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    relpath = package.list_dir(f"{ER}/captures")[0]
+    relpath = package.list_dir(REV1.captures_dir)[0]
     capture = package.read_json(relpath)
     capture["result"]["truncated"] = True
     digest = sha256_hex(canonical_bytes(capture))
-    new_relpath = f"{ER}/captures/{digest}.json"
+    new_relpath = REV1.capture(digest)
     package.write_json(new_relpath, capture)  # a valid content address, but a lying result
     package.path(relpath).chmod(0o644)
     package.path(relpath).unlink()
-    outcome = checks.check_no_truncated_selection(replay_env(package, "0001"))
+    outcome = checks.check_no_truncated_selection(load_frozen(package, "0001"))
     assert not outcome.passed
-    assert "truncated" in outcome.problems[0]
+    assert [f.code for f in outcome.findings] == [ErrorCode.ASSESSMENT_TRUNCATED_SELECTION]
+    # the citation check leaves that finding to this one: each finding is listed once
+    assert ErrorCode.ASSESSMENT_TRUNCATED_SELECTION not in {
+        f.code for f in checks.check_selections(load_frozen(package, "0001")).findings
+    }
 
 
 def test_a_selection_outside_the_candidates_fails_the_citation_check(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    doc = package.read_json(f"{ER}/assessment.json")
+    doc = package.read_json(REV1.assessment)
     doc["assessment"]["assessments"][0]["candidate_id"] = "Q1-C9"
-    overwrite(package, f"{ER}/assessment.json", doc)
-    outcome = checks.check_selections(replay_env(package, "0001"))
+    overwrite(package, REV1.assessment, doc)
+    outcome = checks.check_selections(load_frozen(package, "0001"))
     assert not outcome.passed
-    assert any("Q1-C9" in p for p in outcome.problems)
+    assert [(f.code, f.subject) for f in outcome.findings] == [
+        (ErrorCode.ASSESSMENT_NOT_A_CANDIDATE, "Q1")
+    ]
 
 
 def test_an_interpretation_that_drops_a_selected_entity_fails_retention(tmp_path: Path) -> None:
     package = completed(tmp_path)
-    relpath = "analysis/interpretations/0001/interpretation.json"
+    relpath = REV1.interpretation
     doc = package.read_json(relpath)
     doc["interpretation"]["context_entities"] = []
     overwrite(package, relpath, doc)
-    outcome = checks.check_interpretation_retention(replay_env(package, "0001"))
+    outcome = checks.check_interpretation_retention(load_frozen(package, "0001"))
     assert not outcome.passed
-    assert "N2" in json.dumps(outcome.problems)
+    assert [(f.code, f.subject) for f in outcome.findings] == [
+        (ErrorCode.INTERPRETATION_SELECTION_NOT_RETAINED, "N2")
+    ]

@@ -241,8 +241,14 @@ def test_a_completed_revision_replays_elsewhere_without_api_or_db(tmp_path: Path
     moved = other.case("BUG-000020")
 
     report = verify_revision(moved, "0001")
-    assert report.ok, report.problems
-    assert len(report.checked) >= 5
+    assert report.ok and report.findings == [], report.findings
+    assert [line.split(":")[0] for line in report.checked] == [
+        "resolution_plan",
+        "candidate_index",
+        "resolution_assessment",
+        "context",
+        "interpretation",
+    ]
 
     def no_db() -> None:
         raise AssertionError("replay must not open the DB")
@@ -266,11 +272,14 @@ def test_a_completed_revision_replays_elsewhere_without_api_or_db(tmp_path: Path
     moved.path(relpath).chmod(0o644)
     moved.path(relpath).write_bytes(canonical_bytes(doc))
     rewritten = verify_revision(moved, "0001")
-    assert any("differs from the reply" in p for p in rewritten.problems), rewritten.problems
+    assert [(f.code, f.subject) for f in rewritten.findings] == [
+        (ErrorCode.REPLAY_ARTIFACT_DIFFERS, "interpretation")
+    ]
+    assert not any(line.startswith("interpretation") for line in rewritten.checked)
     moved.path(relpath).write_bytes(original_interpretation)
     assert verify_revision(moved, "0001").ok
     missing = verify_revision(moved, "0009")
-    assert not missing.ok and "nothing to verify" in missing.problems[0]
+    assert not missing.ok and [f.code for f in missing.findings] == [ErrorCode.ARTIFACT_MISSING]
 
     # tampering is caught: a rewritten capture no longer matches its content address
     path = next(
@@ -284,7 +293,7 @@ def test_a_completed_revision_replays_elsewhere_without_api_or_db(tmp_path: Path
     assert path.read_bytes() != original
     tampered = verify_revision(moved, "0001")
     assert not tampered.ok
-    assert any("hash" in problem for problem in tampered.problems), tampered.problems
+    assert ErrorCode.PACKAGE_HASH_MISMATCH in {f.code for f in tampered.findings}
 
 
 def test_stop_after_resolution_makes_no_interpretation_call(tmp_path: Path) -> None:

@@ -107,15 +107,16 @@ def test_an_ungrounded_term_is_rejected_recorded_and_corrected(tmp_path: Path) -
     )
     run(workspace, "BUG-000020", project_config(tmp_path / "ws"), provider, stop_after="resolution")
     rejected = package.read_json(f"{ER}/rejected/resolution_plan-1.json")
-    assert rejected["issues"][0]["code"] == ErrorCode.LLM_OUTPUT_RULES.value
+    assert rejected["issues"][0]["code"] == ErrorCode.PLAN_TERM_NOT_IN_QUOTE.value
     assert "does not occur in the cited quote" in rejected["issues"][0]["message"]
     assert json.loads(rejected["output_text"]) == invented
     events = [(e["event"], e.get("attempt")) for e in package.read_events("0001")]
     assert ("rejected", 1) in events and ("dispatched", 2) in events
     accepted = package.read_json(f"{ER}/dispatches/resolution_plan-2.json")
     assert accepted["outcome"] == "accepted"
-    # the correction round carries the errors back to the model
+    # the correction round carries the errors back to the model, each with its rule's code
     assert "Wolpertinger King" in json.dumps(accepted["request"])
+    assert "PLAN_TERM_NOT_IN_QUOTE at /searches/0/term" in json.dumps(accepted["request"])
     assert provider.calls[:2] == [("resolution_plan", 1), ("resolution_plan", 3)]
 
 

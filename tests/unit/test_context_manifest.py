@@ -22,7 +22,6 @@ from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context
 from tests.golden import assert_golden
 from tests.pipeline.support import (
     ER,
-    LLM,
     QUEST,
     REV,
     assess_exact,
@@ -34,21 +33,21 @@ from tests.pipeline.support import (
 )
 from tests.unit.test_stage_requests import all_requests
 from vba_assets.context_show import revision_manifests, show_context
-from vba_assets.defs.stage_previews import stage_preview
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.llm.contract import (
     ChatMessage,
     DispatchRecord,
     ModelRequest,
-    canonical_json,
 )
-from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle, message_slot
 from vba_assets.domain.prompting.manifest import ContextManifest, context_manifest
 from vba_assets.domain.prompting.prompts import load_prompt_set, read_lock
 from vba_assets.domain.prompting.requests import request_items_for
+from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, InputError, ModelError, StoreError
+from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.previews import stage_preview
 from vba_assets.pipeline.replay import verify_revision
-from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import StageResult
 from vba_assets.store import CasePackage, Workspace
 
@@ -123,7 +122,7 @@ def test_the_wolpertinger_manifests_match_the_golden_file(
     assert_golden("wolpertinger_context_manifests.json", manifests)
     # manifests are canonical artifacts beside the records; replay verification still passes
     assert [f for f in package.verify() if f.is_error] == []
-    assert verify_revision(package, REV).problems == []
+    assert verify_revision(package, REV).findings == []
 
 
 @pytest.mark.parametrize("stage", list(ACCEPTED))
@@ -136,8 +135,8 @@ def test_positions_and_sizes_are_those_of_the_sent_bytes(
     texts = {
         "system": body["system"],
         "messages[0].content": body["messages"][0]["content"],
-        "output_schema": canonical_json(body["output_schema"]).decode(),
-        "stage_context": canonical_json(body["stage_context"]).decode(),
+        "output_schema": canonical_bytes(body["output_schema"]).decode(),
+        "stage_context": canonical_bytes(body["stage_context"]).decode(),
     }
     items = {i.name: i for i in request_items_for(ModelRequest.model_validate(body), _prompts())}
     for entry in manifest["items"]:
@@ -431,20 +430,14 @@ def test_a_revision_recorded_without_manifests_gets_them_computed(
 def test_the_stage_preview_shows_the_accepted_requests_manifest(
     wolpertinger: tuple[Path, CasePackage],
 ) -> None:
-    root, package = wolpertinger
-    env = RevisionEnv(
-        package=package,
-        revision=REV,
-        project=project_config(root),
-        llm=LLM,
-        budget=DispatchBudget(max_dispatches=0),
-    )
-    stage = StageResult("resolution_plan", f"{ER}/plan.json", "x", True, "accepted")
-    preview = stage_preview(env, stage)
+    _, package = wolpertinger
+    rev = load_frozen(package, REV)
+    stage = StageResult(Stage.RESOLUTION_PLAN, rev.layout.plan, "x", True, "accepted")
+    preview = stage_preview(rev, stage)
     assert "**Context manifest** of the accepted request (attempt 1)" in preview
     assert "| case_id | per_case | case.json#/case_id | 1 | 10 | 10 | 3 |" in preview
-    captures = StageResult("resolution_captures", None, "x", True, "accepted")
-    assert "Context manifest" not in stage_preview(env, captures)
+    captures = StageResult(Stage.RESOLUTION_CAPTURES, None, "x", True, "accepted")
+    assert "Context manifest" not in stage_preview(rev, captures)
 
 
 def test_correction_messages_in_a_hand_made_conversation_are_located() -> None:

@@ -23,6 +23,7 @@ from vba_assets.domain.prompting.stage_context import (
     assessment_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, search_ids
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
@@ -38,6 +39,9 @@ from vba_assets.domain.resolution.rules import readable_sources, validate_assess
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 CATALOGS = embedded_project_config("unused").catalogs
 
@@ -77,7 +81,7 @@ def resolve(
     case: dict[str, Any], plan: ResolutionPlanOutput, world: WorldDatabase, max_candidates: int = 8
 ) -> tuple[ResolutionAssessmentOutput, CandidateIndex]:
     """Capture every search on the real DB, index, assess, and check the controller's rules."""
-    assert validate_plan(plan, case, CATALOGS, 8) == []
+    assert validate_plan(plan, case, CATALOGS, 8, SPEC) == []
     captures = []
     for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
         result = world.contains_search(proposed.catalog, proposed.term, max_candidates)
@@ -86,7 +90,7 @@ def resolve(
         captures.append((digest, capture))
     index = build_candidate_index(plan, captures)
     assessment = assess_searches(assessment_stage_context(case, plan, index), CATALOGS)
-    assert validate_assessment(assessment, index, plan, case) == []
+    assert validate_assessment(assessment, index, plan, case, SPEC) == []
     return assessment, index
 
 

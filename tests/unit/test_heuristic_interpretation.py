@@ -22,6 +22,7 @@ from vba_assets.domain.prompting.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
@@ -31,6 +32,9 @@ from vba_assets.domain.resolution.models import CaptureArtifact, ResolutionConte
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 CATALOGS = embedded_project_config("unused").catalogs
 
@@ -50,7 +54,7 @@ def resolution(case: dict[str, Any], world: WorldDatabase) -> ResolutionContext:
 
 def interpret(context: InterpretationStageContext) -> InterpretationOutput:
     output = interpret_case(context)
-    assert validate_interpretation(output, context) == []
+    assert validate_interpretation(output, context, SPEC) == []
     return output
 
 
@@ -71,6 +75,7 @@ def samples(
 def test_every_sample_passes_the_controller_rules(
     samples: dict[str, tuple[InterpretationStageContext, InterpretationOutput]],
 ) -> None:
+
     assert len(samples) == 7
     for context, output in samples.values():
         assert context.resolution is not None

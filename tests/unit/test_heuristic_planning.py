@@ -13,12 +13,16 @@ from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult
 from vba_assets.domain.heuristics.planning import MAX_MENTIONS, plan_searches
 from vba_assets.domain.prompting.stage_context import plan_stage_context
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.domain.resolution.rules import readable_sources, validate_plan
 from vba_assets.errors import ErrorCode, ResearchUnavailable
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 CATALOGS = embedded_project_config("unused").catalogs
 
@@ -68,7 +72,7 @@ def plan_for(
     catalogs: list[CatalogConfig] = CATALOGS,
 ) -> ResolutionPlanOutput:
     plan = plan_searches(plan_stage_context(case, catalogs, max_searches), world)
-    assert validate_plan(plan, case, catalogs, max_searches) == []
+    assert validate_plan(plan, case, catalogs, max_searches, SPEC) == []
     return plan
 
 

@@ -41,6 +41,7 @@ from vba_assets.domain.prompting.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
@@ -56,6 +57,9 @@ from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 CATALOGS = embedded_project_config("unused").catalogs
 PARAMS = RequestParams(model=HEURISTIC_MODEL, max_tokens=8192)
@@ -87,6 +91,7 @@ def run(
 def test_reply_is_honestly_labelled_and_byte_stable(
     brewfest: dict[str, Any], world: WorldDatabase
 ) -> None:
+
     provider = HeuristicProvider(CATALOGS, world)
     request = plan_request(brewfest)
     reply = provider.send(request, request.messages)
@@ -109,7 +114,7 @@ def test_three_stages_pass_the_real_correction_loop_first_time(
     provider = HeuristicProvider(CATALOGS, world)
     prompts = load_prompt_set(CURRENT_PROMPT_VERSION)
     outcome, plan_records = run(
-        plan_request(brewfest), provider, plan_validator(brewfest, CATALOGS, 4)
+        plan_request(brewfest), provider, plan_validator(brewfest, CATALOGS, 4, SPEC)
     )
     plan: ResolutionPlanOutput = outcome.value
     record = outcome.accepted
@@ -124,7 +129,9 @@ def test_three_stages_pass_the_real_correction_loop_first_time(
     assessment_request = build_assessment_request(
         assessment_stage_context(brewfest, plan, index), prompts, 2, PARAMS
     )
-    outcome, _ = run(assessment_request, provider, assessment_validator(brewfest, plan, index))
+    outcome, _ = run(
+        assessment_request, provider, assessment_validator(brewfest, plan, index, SPEC)
+    )
     assessment: ResolutionAssessmentOutput = outcome.value
     assert outcome.accepted.attempt == 1
     assert assessment.assessments[0].status == "selected"
@@ -132,7 +139,7 @@ def test_three_stages_pass_the_real_correction_loop_first_time(
         brewfest, build_resolution_context(plan, index, assessment)
     )
     interpretation_request = build_interpretation_request(context, prompts, 2, PARAMS)
-    outcome, _ = run(interpretation_request, provider, interpretation_validator(context))
+    outcome, _ = run(interpretation_request, provider, interpretation_validator(context, SPEC))
     assert outcome.accepted.attempt == 1 and outcome.value.affected_subjects[0].ref == "N1"
     assert len(plan_records.records) == 1
 
@@ -167,7 +174,7 @@ def test_from_config_opens_the_catalog_search_lazily(
     request = build_interpretation_request(
         context, load_prompt_set(CURRENT_PROMPT_VERSION), 2, PARAMS
     )
-    outcome, _ = run(request, provider, interpretation_validator(context))
+    outcome, _ = run(request, provider, interpretation_validator(context, SPEC))
     assert outcome.accepted.outcome == "accepted" and accessor.calls == 0
     provider.send(plan_request(brewfest), plan_request(brewfest).messages)
     provider.send(plan_request(brewfest), plan_request(brewfest).messages)
@@ -192,7 +199,7 @@ def test_unknown_stage_and_bad_context_are_recorded_provider_faults(
             run_stage(
                 request,
                 provider,
-                plan_validator(brewfest, CATALOGS, 4),
+                plan_validator(brewfest, CATALOGS, 4, SPEC),
                 recorder,
                 StagePolicy(),
                 DispatchBudget(max_dispatches=3),

@@ -9,6 +9,7 @@ import pytest
 
 from vba_assets.domain.case.builder import build_case
 from vba_assets.domain.case.report import admit
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation import models as interpretation_models
 from vba_assets.domain.interpretation.models import (
     CATEGORIES,
@@ -23,11 +24,11 @@ from vba_assets.domain.interpretation.rules import (
     causal_phrases,
     interpretation_validator,
 )
-from vba_assets.domain.llm.contract import ValidationIssue
 from vba_assets.domain.prompting.stage_context import (
     InterpretationStageContext,
     interpretation_stage_context,
 )
+from vba_assets.domain.protocol import RULES, current_protocol
 from vba_assets.domain.resolution.models import (
     FactAlias,
     MentionCitation,
@@ -39,7 +40,11 @@ from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import read_report
 from vba_assets.samples import sample_report_path
 
-RULES = ErrorCode.LLM_OUTPUT_RULES
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
+
+#: Every stage rule's code (each finding names the rule that failed).
+RULE_CODES = set(RULES)
 
 
 def _case_doc() -> dict[str, Any]:
@@ -175,12 +180,12 @@ def unresolved_valid() -> dict[str, Any]:
 
 
 def run(data: dict[str, Any], context: InterpretationStageContext = RESOLVED) -> Any:
-    return interpretation_validator(context)(data)
+    return interpretation_validator(context, SPEC)(data)
 
 
 def issues_of(
     change: Callable[[dict[str, Any]], None], context: InterpretationStageContext = RESOLVED
-) -> list[ValidationIssue]:
+) -> list[Finding]:
     data = copy.deepcopy(VALID) if context is RESOLVED else unresolved_valid()
     change(data)
     result = run(data, context)
@@ -188,10 +193,10 @@ def issues_of(
     return result
 
 
-def assert_issue(issues: list[ValidationIssue], path: str, *words: str) -> None:
+def assert_issue(issues: list[Finding], path: str, *words: str) -> None:
     found = [i for i in issues if i.path == path]
     assert found, f"no issue at {path}: {[(i.path, i.message) for i in issues]}"
-    assert all(i.code == RULES for i in issues)
+    assert all(i.code in RULE_CODES for i in issues), [i.code for i in issues]
     for word in words:
         assert any(word in i.message for i in found), (word, [i.message for i in found])
 

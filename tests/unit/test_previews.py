@@ -2,7 +2,7 @@
 
 import re
 
-from vba_assets.defs.previews import case_preview_markdown, markdown_table
+from vba_assets.pipeline.previews import case_preview_markdown, markdown_table
 
 HOSTILE = "![pixel](http://198.51.100.7/p.png) [click](javascript:alert(1)) <img src=x> a|b **x**"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import vba_assets
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.interpretation.models import SUPPORTED_EXPRESSIONS
-from vba_assets.domain.llm.contract import canonical_json
 from vba_assets.domain.prompting.prompts import (
     CURRENT_PROMPT_VERSION,
     LOCK_NAME,
@@ -21,6 +21,7 @@ from vba_assets.domain.prompting.prompts import (
     versions_on_disk,
 )
 from vba_assets.domain.prompting.requests import example_stage
+from vba_assets.domain.protocol import protocol
 from vba_assets.domain.resolution.context import build_resolution_context
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
@@ -58,7 +59,7 @@ def test_the_current_version_is_locked_and_loads() -> None:
 
 @pytest.mark.parametrize("version", sorted(RELEASED))
 def test_released_versions_are_pinned(version: str) -> None:
-    digest = hashlib.sha256(canonical_json(read_lock()[version])).hexdigest()
+    digest = hashlib.sha256(canonical_bytes(read_lock()[version])).hexdigest()
     assert digest == RELEASED[version], f"released prompt version {version} was rewritten"
 
 
@@ -124,7 +125,7 @@ def test_every_stage_has_one_or_two_examples() -> None:
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.path for e in EXAMPLES])
 def test_every_example_reply_passes_its_validator(example: PromptExample) -> None:
-    result = example_stage(example).validate(example.data["output"])
+    result = example_stage(example, protocol(1)).validate(example.data["output"])
     assert not isinstance(result, list), result
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
 from vba_assets.domain.resolution.models import (
     CaptureArtifact,
@@ -14,6 +15,9 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.errors import ErrorCode
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 BODY = "I can't find the Wild Wolpertinger for Goldark's quest. Wild\u200bWolpertinger too."
 CASE: dict[str, Any] = {
@@ -51,9 +55,8 @@ def search(term: str, *mentions: dict[str, Any], catalog: str = "creature_name")
 
 def plan_issues(*searches: dict[str, Any], max_searches: int = 4) -> list[str]:
     plan = ResolutionPlanOutput.model_validate({"searches": list(searches)})
-    issues = validate_plan(plan, CASE, CATALOGS, max_searches)
-    assert all(i.code is ErrorCode.LLM_OUTPUT_RULES for i in issues)
-    return [f"{i.path}: {i.message}" for i in issues]
+    issues = validate_plan(plan, CASE, CATALOGS, max_searches, SPEC)
+    return [f"{i.code.value} {i.path}: {i.message}" for i in issues]
 
 
 def test_a_grounded_plan_passes() -> None:
@@ -67,38 +70,47 @@ def test_a_grounded_plan_passes() -> None:
     [
         (
             [search("Wolpertinger King", mention("Wild Wolpertinger"))],
-            "does not occur in the cited quote",
+            "PLAN_TERM_NOT_IN_QUOTE /searches/0/term: term 'Wolpertinger King' does not occur in the cited quote",
         ),
         (
             [search("Wild Wolpertinger", mention("Wild Wolpertinger", start=1))],
-            "not 'Wild Wolpertinger'",
+            "CITATION_SPAN_MISMATCH /searches/0/mentions/0/quote: S2[1:18] is \" can't find the W\", not 'Wild Wolpertinger'",
         ),
-        ([search("Wild Wolpertinger", {**mention("Wild Wolpertinger"), "end": 999})], "outside S2"),
+        (
+            [search("Wild Wolpertinger", {**mention("Wild Wolpertinger"), "end": 999})],
+            "CITATION_SPAN_OUT_OF_RANGE /searches/0/mentions/0/end: span [17, 999) is outside S2",
+        ),
         (
             [search("Wild", {"source": "S3", "quote": "Wild", "start": 0, "end": 4})],
-            "S3 is not readable",
+            "CITATION_SOURCE_UNREADABLE /searches/0/mentions/0/source: source S3 is not readable",
         ),
         (
             [search("Wild", {"source": "S9", "quote": "Wild", "start": 0, "end": 4})],
-            "S9 does not exist",
+            "CITATION_SOURCE_UNREADABLE /searches/0/mentions/0/source: source S9 does not exist",
         ),
-        ([search("Wild", mention("Wild"), catalog="quest_template")], "unknown catalog"),
+        (
+            [search("Wild", mention("Wild"), catalog="quest_template")],
+            "PLAN_CATALOG_UNKNOWN /searches/0/catalog: unknown catalog",
+        ),
         (
             [search("Wolpertinger", mention("Wild\u200bWolpertinger"))],
-            "invisible zero-width or bidi",
+            "CITATION_INVISIBLE_CHARACTER /searches/0/mentions/0/quote: the span contains an invisible zero-width or bidi",
         ),
         (
             [search("Wild\u200bWolpertinger", mention("Wild\u200bWolpertinger"))],
-            "zero-width or bidi",
+            "PLAN_TERM_MALFORMED /searches/0/term: the term contains a zero-width or bidi",
         ),
-        ([search(" Wild", mention(" Wild"))], "one line without outer whitespace"),
+        (
+            [search(" Wild", mention(" Wild"))],
+            "PLAN_TERM_MALFORMED /searches/0/term: a term is one line without outer whitespace",
+        ),
         (
             [search("Wild", mention("Wild")), search("WILD", mention("Wild"))],
-            "duplicate of /searches/0",
+            "PLAN_DUPLICATE_SEARCH /searches/1/term: duplicate of /searches/0",
         ),
         (
             [search("Wild", mention("Wild")), search("Goldark", mention("Goldark"))],
-            "2 searches proposed; at most 1",
+            "PLAN_TOO_MANY_SEARCHES /searches: 2 searches proposed; at most 1",
         ),
     ],
 )
@@ -164,8 +176,8 @@ def assessment_issues(
     rows: list[tuple[int, str]], truncated: bool = False, **fields: Any
 ) -> list[str]:
     plan, index = setup(rows, truncated)
-    issues = validate_assessment(verdict(**fields), index, plan, CASE)
-    return [f"{i.path}: {i.message}" for i in issues]
+    issues = validate_assessment(verdict(**fields), index, plan, CASE, SPEC)
+    return [f"{i.code.value} {i.path}: {i.message}" for i in issues]
 
 
 def test_a_cited_selection_passes_and_becomes_an_n_alias() -> None:
@@ -179,13 +191,19 @@ def test_a_cited_selection_passes_and_becomes_an_n_alias() -> None:
 @pytest.mark.parametrize(
     ("fields", "expected"),
     [
-        ({"candidate_id": "Q1-C7"}, "is not a candidate of Q1"),
-        ({"capture": "F2"}, "the capture of Q1 is F1"),
-        ({"capture_row": 1}, "is row 0 of F1"),
-        ({"mention": mention("Goldark")}, "cite one of the mentions of Q1"),
-        ({"evidence": []}, "not a similar name"),
-        ({"evidence": [{"source": "S2", "quote": "Wild Wolpertinger"}]}, "only the name itself"),
-        ({"evidence": [{"source": "S2", "quote": "not in the report"}]}, "not found verbatim"),
+        ({"candidate_id": "Q1-C7"}, "ASSESSMENT_NOT_A_CANDIDATE /assessments/0/candidate_id"),
+        ({"capture": "F2"}, "ASSESSMENT_WRONG_CAPTURE /assessments/0/capture: the capture of Q1"),
+        ({"capture_row": 1}, "ASSESSMENT_WRONG_CAPTURE /assessments/0/capture_row: Q1-C1 is row 0"),
+        ({"mention": mention("Goldark")}, "ASSESSMENT_MENTION_NOT_CITED /assessments/0/mention"),
+        ({"evidence": []}, "ASSESSMENT_NO_EVIDENCE /assessments/0/evidence: a selection needs"),
+        (
+            {"evidence": [{"source": "S2", "quote": "Wild Wolpertinger"}]},
+            "ASSESSMENT_NO_EVIDENCE /assessments/0/evidence: the evidence is only the name itself",
+        ),
+        (
+            {"evidence": [{"source": "S2", "quote": "not in the report"}]},
+            "CITATION_QUOTE_NOT_FOUND /assessments/0/evidence/0: quote not found verbatim",
+        ),
     ],
 )
 def test_each_selection_rule(fields: dict[str, Any], expected: str) -> None:
@@ -194,10 +212,12 @@ def test_each_selection_rule(fields: dict[str, Any], expected: str) -> None:
 
 
 def test_a_truncated_search_cannot_select_and_becomes_a_truncated_d_alias() -> None:
-    assert any("truncated" in i for i in assessment_issues(ROWS, truncated=True, **SELECT))
+    assert [i.split(" ")[0] for i in assessment_issues(ROWS, truncated=True, **SELECT)] == [
+        "ASSESSMENT_TRUNCATED_SELECTION"
+    ]
     plan, index = setup(ROWS, truncated=True)
     ambiguous = verdict(status="ambiguous", competing_candidate_ids=["Q1-C1", "Q1-C2"])
-    assert validate_assessment(ambiguous, index, plan, CASE) == []
+    assert validate_assessment(ambiguous, index, plan, CASE, SPEC) == []
     context = build_resolution_context(plan, index, ambiguous)
     assert [(d.alias, d.status) for d in context.unresolved] == [("D1", "truncated")]
 
@@ -207,7 +227,10 @@ def test_ambiguous_and_no_match_rules() -> None:
         assessment_issues(ROWS, status="ambiguous", competing_candidate_ids=["Q1-C1", "Q1-C2"])
         == []
     )
-    assert any("names the candidates" in i for i in assessment_issues(ROWS, status="ambiguous"))
+    assert assessment_issues(ROWS, status="ambiguous") == [
+        "ASSESSMENT_STATUS_FIELDS /assessments/0/competing_candidate_ids: 'ambiguous' names the "
+        "candidates that remain possible"
+    ]
     assert any(
         "not candidates" in i
         for i in assessment_issues(ROWS, status="ambiguous", competing_candidate_ids=["Q1-C9"])
@@ -224,12 +247,19 @@ def test_every_search_is_assessed_exactly_once() -> None:
     twice = ResolutionAssessmentOutput.model_validate(
         {"assessments": [{"search_id": "Q1", "status": "no_match", "rationale": "r"}] * 2}
     )
-    assert any("assessed twice" in i.message for i in validate_assessment(twice, index, plan, CASE))
+    assert any(
+        (i.code, i.message) == (ErrorCode.ASSESSMENT_DUPLICATE_SEARCH, "Q1 is assessed twice")
+        for i in validate_assessment(twice, index, plan, CASE, SPEC)
+    )
     none = ResolutionAssessmentOutput.model_validate({"assessments": []})
-    assert any("missing ['Q1']" in i.message for i in validate_assessment(none, index, plan, CASE))
+    assert any(
+        i.code is ErrorCode.ASSESSMENT_MISSING_SEARCH and "missing ['Q1']" in i.message
+        for i in validate_assessment(none, index, plan, CASE, SPEC)
+    )
     unknown = ResolutionAssessmentOutput.model_validate(
         {"assessments": [{"search_id": "Q2", "status": "no_match", "rationale": "r"}]}
     )
     assert any(
-        "unknown search Q2" in i.message for i in validate_assessment(unknown, index, plan, CASE)
+        "unknown search Q2" in i.message
+        for i in validate_assessment(unknown, index, plan, CASE, SPEC)
     )

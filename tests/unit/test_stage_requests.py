@@ -11,6 +11,7 @@ import pytest
 
 from tests.golden import assert_golden
 from vba_assets.config import embedded_project_config
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.case.builder import build_case
 from vba_assets.domain.case.report import admit, admit_report
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
@@ -21,7 +22,6 @@ from vba_assets.domain.llm.contract import (
     ChatMessage,
     ModelRequest,
     ProviderReply,
-    canonical_json,
     schema_text,
 )
 from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, StagePolicy
@@ -41,6 +41,7 @@ from vba_assets.domain.prompting.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
@@ -51,6 +52,9 @@ from vba_assets.domain.resolution.models import (
 from vba_assets.errors import ErrorCode, ModelError, StoreError
 from vba_assets.intake import read_report
 from vba_assets.samples import sample_report_path
+
+#: The rules a new revision is judged by.
+SPEC = current_protocol()
 
 PARAMS = RequestParams(model="test-model", max_tokens=4096, temperature=0.0)
 CATALOGS = embedded_project_config("unused-workspace").catalogs
@@ -111,7 +115,7 @@ def index_for(plan: ResolutionPlanOutput, *, truncated: bool = False) -> Candida
             coverage_notes=["SQLite LIKE folds ASCII case only."],
         )
         capture = CaptureArtifact(search_id=f"Q{number}", search=search, result=result)
-        digest = hashlib.sha256(canonical_json(capture.model_dump(mode="json"))).hexdigest()
+        digest = hashlib.sha256(canonical_bytes(capture.model_dump(mode="json"))).hexdigest()
         captures.append((digest, capture))
     return build_candidate_index(plan, captures)
 
@@ -212,8 +216,8 @@ def test_stage_context_is_the_structured_context_as_json() -> None:
 @pytest.mark.parametrize("protocol", [1, 2])
 def test_the_same_inputs_give_byte_identical_requests(protocol: int) -> None:
     first, second = all_requests(protocol), all_requests(protocol)
-    assert [canonical_json(r.document()) for r in first] == [
-        canonical_json(r.document()) for r in second
+    assert [canonical_bytes(r.document()) for r in first] == [
+        canonical_bytes(r.document()) for r in second
     ]
     assert len({r.sha256() for r in first}) == len(first)
 
@@ -333,7 +337,7 @@ def test_a_malformed_case_document_is_refused_by_name() -> None:
 def test_the_assessment_validator_combines_schema_and_rules() -> None:
     doc = case_doc()
     plan = plan_for(doc)
-    validate = assessment_validator(doc, plan, index_for(plan, truncated=True))
+    validate = assessment_validator(doc, plan, index_for(plan, truncated=True), SPEC)
     selection = {
         "search_id": "Q1",
         "status": "selected",
@@ -347,7 +351,7 @@ def test_the_assessment_validator_combines_schema_and_rules() -> None:
     no_match = {"search_id": "Q2", "status": "no_match", "rationale": "none"}
     issues = validate({"assessments": [selection, no_match]})
     assert [(i.code, i.path) for i in issues] == [
-        (ErrorCode.LLM_OUTPUT_RULES, "/assessments/0/status")
+        (ErrorCode.ASSESSMENT_TRUNCATED_SELECTION, "/assessments/0/status")
     ]
     schema = validate({"assessments": [{"search_id": "Q1", "status": "maybe", "rationale": "x"}]})
     assert schema[0].code == ErrorCode.LLM_OUTPUT_SCHEMA
@@ -399,7 +403,7 @@ def test_the_plan_validator_drives_the_correction_loop() -> None:
     outcome = run_stage(
         build_plan_request(plan_stage_context(doc, CATALOGS, 4), load_prompt_set("v1"), 2, PARAMS),
         provider,
-        plan_validator(doc, CATALOGS, 4),
+        plan_validator(doc, CATALOGS, 4, SPEC),
         InMemoryRecorder(),
         StagePolicy(max_invalid_responses=3),
         DispatchBudget(max_dispatches=5),

@@ -125,7 +125,7 @@ def parse_canonical(data: bytes, where: str) -> Any:
     """
     try:
         text = data.decode("utf-8")
-        value = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+        value = json.loads(text, parse_constant=reject_json_constant, parse_int=_parse_int)
     except (UnicodeDecodeError, ValueError) as exc:
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
@@ -172,5 +172,9 @@ def _parse_int(digits: str) -> int | float:
     return number if abs(number) <= MAX_SAFE_INTEGER else float(number)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def reject_json_constant(name: str) -> Any:
+    """``json.loads(parse_constant=...)`` hook: NaN, Infinity and -Infinity are not JSON.
+
+    Raises :class:`json.JSONDecodeError` (a ``ValueError``), like any other invalid JSON.
+    """
+    raise json.JSONDecodeError(f"{name} is not JSON", "", 0)

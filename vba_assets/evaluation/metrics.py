@@ -36,11 +36,11 @@ Every aggregate is a micro-average: numerators and denominators are summed over 
 A rate whose denominator is 0 is ``None``.
 """
 
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Literal
 
+from vba_assets.domain.case.text import fold
 from vba_assets.evaluation.dataset import EvalCase, GoldMention
 
 SearchStatus = Literal["selected", "ambiguous", "no_match", "unassessed"]
@@ -210,13 +210,9 @@ def normalize_identity(identity: Identity) -> Identity:
     return identity
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold()
-
-
 def covers(term: str, surface: str) -> bool:
     """Whether a search term covers a mention surface (see the module docstring)."""
-    folded_term, folded_surface = _fold(term), _fold(surface)
+    folded_term, folded_surface = fold(term), fold(surface)
     if not folded_term or not folded_surface:
         return False
     return folded_term in folded_surface or folded_surface in folded_term
@@ -229,9 +225,9 @@ def primary_search(
     covering = [search for search in searches if covers(search.term, surface)]
     if not covering:
         return None, []
-    size = len(_fold(surface))
+    size = len(fold(surface))
     ranked = sorted(
-        enumerate(covering), key=lambda item: (abs(len(_fold(item[1].term)) - size), item[0])
+        enumerate(covering), key=lambda item: (abs(len(fold(item[1].term)) - size), item[0])
     )
     return ranked[0][1], covering
 

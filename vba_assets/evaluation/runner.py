@@ -27,20 +27,13 @@ from typing import Any
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
-from vba_assets.domain.llm.contract import DispatchRecord
-from vba_assets.domain.resolution.models import (
-    CandidateIndex,
-    ResolutionAssessmentOutput,
-    ResolutionPlanOutput,
-)
+from vba_assets.domain.resolution.context import search_ids
 from vba_assets.errors import (
     ConfigError,
     ErrorCode,
     InputError,
-    ModelError,
-    ResearchUnavailable,
-    StoreError,
     VbaError,
+    exit_code,
 )
 from vba_assets.evaluation.dataset import Dataset, EvalCase, load_dataset
 from vba_assets.evaluation.metrics import (
@@ -62,7 +55,9 @@ from vba_assets.evaluation.report import (
 )
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig, load_llm_config
-from vba_assets.pipeline.recorder import PackageRecorder
+from vba_assets.pipeline.artifacts import load_assessment, load_candidate_index, load_plan
+from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.revision import model_name
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import CasePackage, Workspace
@@ -73,13 +68,6 @@ EVAL_REVISION = "0001"
 RUN_MARKER = "eval-run.json"
 #: Exit code of :func:`main` when a run falls below its baseline.
 EXIT_REGRESSION = 7
-_EXIT_CODES: list[tuple[type[VbaError], int]] = [
-    (InputError, 2),
-    (ConfigError, 3),
-    (ResearchUnavailable, 4),
-    (StoreError, 5),
-    (ModelError, 6),
-]
 
 Progress = Callable[[str], None]
 
@@ -262,20 +250,9 @@ def evaluate_case(
     )
 
 
-def _accepted(package: CasePackage, relpath: str) -> dict[str, Any] | None:
-    if not package.exists(relpath):
-        return None
-    doc: dict[str, Any] = package.read_json(relpath)
-    return doc if doc.get("status", "accepted") == "accepted" else None
-
-
 def observe_case(package: CasePackage, revision: str) -> CaseObservation:
     """The searches, candidates, verdicts and dispatches a revision has accepted so far."""
-    rev_dir = package.revision_dir(revision)
-    er_dir = f"{rev_dir}/entity-resolution"
-    records: list[DispatchRecord] = []
-    for base in (er_dir, rev_dir):
-        records += PackageRecorder(package, revision, base).all_records()
+    rev = load_frozen(package, revision)
     calls = tuple(
         ObservedCall(
             stage=r.stage,
@@ -283,29 +260,17 @@ def observe_case(package: CasePackage, revision: str) -> CaseObservation:
             input_tokens=r.usage.input if r.usage else None,
             output_tokens=r.usage.output if r.usage else None,
         )
-        for r in records
+        for r in revision_records(package, rev.layout)
     )
-    plan_doc = _accepted(package, f"{er_dir}/plan.json")
-    if plan_doc is None:
+    plan = load_plan(rev)
+    if plan is None:
         return CaseObservation(package.case_id, calls=calls)
-    plan = ResolutionPlanOutput.model_validate(plan_doc["plan"])
-    ids: list[str] = plan_doc["search_ids"]
-    index_doc = _accepted(package, f"{er_dir}/candidates.json")
-    index = CandidateIndex.model_validate(index_doc) if index_doc else None
+    index = load_candidate_index(rev)
     by_search = {s.search_id: s for s in index.searches} if index else {}
-    assessment_doc = _accepted(package, f"{er_dir}/assessment.json")
-    verdicts = (
-        {
-            v.search_id: v
-            for v in ResolutionAssessmentOutput.model_validate(
-                assessment_doc["assessment"]
-            ).assessments
-        }
-        if assessment_doc
-        else {}
-    )
+    assessment = load_assessment(rev)
+    verdicts = {v.search_id: v for v in assessment.assessments} if assessment else {}
     searches = []
-    for search_id, proposed in zip(ids, plan.searches, strict=True):
+    for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
         indexed = by_search.get(search_id)
         verdict = verdicts.get(search_id)
         status: SearchStatus = verdict.status if verdict else "unassessed"
@@ -390,4 +355,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except VbaError as exc:
         print(f"vba eval: error: {exc}", file=sys.stderr)
-        return next((code for kind, code in _EXIT_CODES if isinstance(exc, kind)), 1)
+        return exit_code(exc)

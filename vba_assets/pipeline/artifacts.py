@@ -1,8 +1,11 @@
-"""Reading and recomputing a revision's accepted artifacts (no model call, no query).
+"""Reading and recomputing a revision's accepted artifacts (no model call, no query, no write).
 
-Used by the stages (to reuse checkpoints), by the asset checks and by replay verification: the
-candidate index and the F/N/D context are always recomputable from the plan, captures and assessment.
+Used by the stages (to reuse checkpoints), the asset checks, replay verification, previews and the
+evaluation: the candidate index and the F/N/D context are always recomputable from the plan, the
+captures and the assessment.
 """
+
+from typing import Any
 
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
@@ -17,67 +20,86 @@ from vba_assets.domain.resolution.models import (
     ResolutionPlanOutput,
 )
 from vba_assets.errors import ErrorCode, StoreError
-from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.frozen import FrozenRevision
 
 
-def load_plan(env: RevisionEnv) -> ResolutionPlanOutput | None:
-    doc = env.package.read_json(f"{env.er_dir}/plan.json")
-    if doc.get("status") != "accepted":
+def accepted_doc(rev: FrozenRevision, relpath: str) -> dict[str, Any] | None:
+    """The document at ``relpath`` if it exists and is ``accepted``, else None."""
+    if not rev.package.exists(relpath):
         return None
-    return ResolutionPlanOutput.model_validate(doc["plan"])
+    doc = rev.package.read_json(relpath)
+    return doc if isinstance(doc, dict) and doc.get("status") == "accepted" else None
 
 
-def load_captures(env: RevisionEnv) -> dict[str, tuple[str, CaptureArtifact]]:
-    """``search_id -> (sha256, capture)`` of every capture written so far."""
+def load_plan(rev: FrozenRevision) -> ResolutionPlanOutput | None:
+    doc = accepted_doc(rev, rev.layout.plan)
+    return None if doc is None else ResolutionPlanOutput.model_validate(doc["plan"])
+
+
+def load_captures(rev: FrozenRevision) -> dict[str, tuple[str, CaptureArtifact]]:
+    """``search_id -> (sha256, capture)`` of every capture written so far (hash-checked)."""
     captures: dict[str, tuple[str, CaptureArtifact]] = {}
-    for relpath in env.package.list_dir(f"{env.er_dir}/captures"):
+    directory = rev.layout.captures_dir
+    for relpath in rev.package.list_dir(directory):
         digest = relpath.rsplit("/", 1)[-1].removesuffix(".json")
-        capture = CaptureArtifact.model_validate(
-            env.package.read_object(f"{env.er_dir}/captures", digest)
-        )
+        capture = CaptureArtifact.model_validate(rev.package.read_object(directory, digest))
         captures.setdefault(capture.search_id, (digest, capture))
     return captures
 
 
-def compute_candidate_index(env: RevisionEnv) -> CandidateIndex:
-    plan = load_plan(env)
-    if plan is None:
-        raise ValueError("no accepted plan")
-    captures = load_captures(env)
+def plan_captures(
+    rev: FrozenRevision, plan: ResolutionPlanOutput
+) -> list[tuple[str, str, CaptureArtifact]]:
+    """``(search_id, sha256, capture)`` of every search of ``plan``, in plan order.
+
+    Raises:
+        StoreError: ``ARTIFACT_MISSING`` naming the searches that have no capture yet.
+    """
+    captures = load_captures(rev)
     missing = [sid for sid in search_ids(plan) if sid not in captures]
     if missing:
         raise StoreError(
             ErrorCode.ARTIFACT_MISSING,
-            f"{env.package.case_id} revision {env.revision}: searches {missing} have no capture "
+            f"{rev.case_id} revision {rev.revision}: searches {missing} have no capture "
             "yet; materialize resolution_captures first",
             missing=missing,
         )
-    return build_candidate_index(plan, [captures[sid] for sid in search_ids(plan)])
+    return [(sid, *captures[sid]) for sid in search_ids(plan)]
 
 
-def load_candidate_index(env: RevisionEnv) -> CandidateIndex | None:
-    doc = env.package.read_json(f"{env.er_dir}/candidates.json")
+def compute_candidate_index(rev: FrozenRevision, plan: ResolutionPlanOutput) -> CandidateIndex:
+    """The candidate index of ``plan``, recomputed from its captures."""
+    return build_candidate_index(plan, [(sha, cap) for _, sha, cap in plan_captures(rev, plan)])
+
+
+def load_candidate_index(rev: FrozenRevision) -> CandidateIndex | None:
+    relpath = rev.layout.candidates
+    if not rev.package.exists(relpath):
+        return None
+    doc = rev.package.read_json(relpath)
     return None if doc.get("status") == "disabled" else CandidateIndex.model_validate(doc)
 
 
-def load_assessment(env: RevisionEnv) -> ResolutionAssessmentOutput | None:
-    doc = env.package.read_json(f"{env.er_dir}/assessment.json")
-    if doc.get("status") != "accepted":
-        return None
-    return ResolutionAssessmentOutput.model_validate(doc["assessment"])
+def load_assessment(rev: FrozenRevision) -> ResolutionAssessmentOutput | None:
+    doc = accepted_doc(rev, rev.layout.assessment)
+    return None if doc is None else ResolutionAssessmentOutput.model_validate(doc["assessment"])
 
 
-def compute_resolution_context(env: RevisionEnv) -> ResolutionContext:
+def compute_resolution_context(rev: FrozenRevision) -> ResolutionContext:
     """F/N/D aliases recomputed from the accepted plan, the captures and the assessment."""
-    plan, assessment = load_plan(env), load_assessment(env)
+    plan, assessment = load_plan(rev), load_assessment(rev)
     if plan is None or assessment is None:
-        raise ValueError("no accepted plan and assessment")
-    return build_resolution_context(plan, compute_candidate_index(env), assessment)
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"{rev.case_id} revision {rev.revision}: no accepted plan and assessment to build "
+            "the resolution context from",
+        )
+    return build_resolution_context(plan, compute_candidate_index(rev, plan), assessment)
 
 
-def load_resolution_context(env: RevisionEnv) -> ResolutionContext | None:
-    relpath = f"{env.er_dir}/context.json"
-    if not env.package.exists(relpath):
+def load_resolution_context(rev: FrozenRevision) -> ResolutionContext | None:
+    relpath = rev.layout.context
+    if not rev.package.exists(relpath):
         return None
-    doc = env.package.read_json(relpath)
+    doc = rev.package.read_json(relpath)
     return None if doc.get("status") == "disabled" else ResolutionContext.model_validate(doc)

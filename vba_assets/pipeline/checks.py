@@ -1,19 +1,25 @@
 """Independent re-checks of accepted artifacts, run as Dagster asset checks on every partition.
 
 They re-derive what the stage already enforced, from the files alone, so a tampered or buggy artifact
-is caught even when it was reused from an earlier run. A check that protects a later stage is
-blocking (declared in ``vba_assets/defs``). Each returns a :class:`CheckOutcome`; none raises for bad
-data.
+is caught even when it was reused from an earlier run. Each takes the :class:`FrozenRevision` and
+returns a :class:`CheckOutcome` of :class:`~vba_assets.domain.findings.Finding` s (one code per
+problem); none raises for bad data: :func:`evaluate_safely` turns an unreadable input into a
+``CHECK_INPUT_UNREADABLE`` finding. Which check guards which stage, and whether it blocks, is in
+:mod:`vba_assets.pipeline.registry`.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vba_assets.config import CatalogConfig
+from pydantic import ValidationError
+
+from vba_assets.domain.canonical import canonical_bytes, sha256_hex
+from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.prompting.stage_context import interpretation_stage_context
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
-from vba_assets.errors import VbaError
+from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     compute_resolution_context,
@@ -22,8 +28,9 @@ from vba_assets.pipeline.artifacts import (
     load_plan,
     load_resolution_context,
 )
-from vba_assets.pipeline.revision import RevisionEnv, resolution_input
-from vba_assets.store import canonical_bytes
+from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.requests import interpretation_context
+from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.
 _CAPTURE_SQL = re.compile(
@@ -34,124 +41,205 @@ _CAPTURE_SQL = re.compile(
 _ESCAPE_CLAUSE = re.compile(r"ESCAPE\s+'\\{1,2}'")
 
 
-def capture_sql_problems(sql: str) -> list[str]:
+def capture_sql_is_template(sql: str) -> bool:
     """A capture's SQL must be the parameterized contains search, with no literal but the escape."""
-    if not _CAPTURE_SQL.match(sql) or "'" in _ESCAPE_CLAUSE.sub("", sql):
-        return ["SQL is not the parameterized contains-search template"]
-    return []
+    return bool(_CAPTURE_SQL.match(sql)) and "'" not in _ESCAPE_CLAUSE.sub("", sql)
 
 
 @dataclass
 class CheckOutcome:
-    passed: bool
-    problems: list[str] = field(default_factory=list)
+    """The findings of one check, or why it did not apply (``skipped``)."""
+
+    findings: list[Finding] = field(default_factory=list)
     skipped: str | None = None
 
-    @classmethod
-    def of(cls, problems: list[str]) -> "CheckOutcome":
-        return cls(passed=not problems, problems=problems)
+    @property
+    def passed(self) -> bool:
+        return not errors(self.findings)
 
     @classmethod
     def not_applicable(cls, why: str) -> "CheckOutcome":
-        return cls(passed=True, skipped=why)
+        return cls(skipped=why)
 
 
-def _enabled(env: RevisionEnv) -> bool:
-    relpath = f"{env.er_dir}/input.json"
-    return env.package.exists(relpath) and resolution_input(env, None).status == "enabled"
+Check = Callable[[FrozenRevision], CheckOutcome]
 
 
-def check_plan_grounding(env: RevisionEnv) -> CheckOutcome:
-    if not _enabled(env) or (plan := load_plan(env)) is None:
-        return CheckOutcome.not_applicable("entity resolution disabled")
-    frozen = resolution_input(env, None)
-    catalogs = [CatalogConfig.model_validate(c) for c in frozen.catalogs]
-    issues = validate_plan(plan, env.case_doc(), catalogs, frozen.max_searches)
-    return CheckOutcome.of([f"{i.path}: {i.message}" for i in issues])
-
-
-def check_capture_provenance(env: RevisionEnv) -> CheckOutcome:
-    if not _enabled(env) or (plan := load_plan(env)) is None:
-        return CheckOutcome.not_applicable("entity resolution disabled")
-    frozen = resolution_input(env, None)
-    problems: list[str] = []
+def evaluate_safely(check: Check, rev: FrozenRevision) -> CheckOutcome:
+    """A check that cannot even read its inputs (tampered or corrupt artifacts) has failed."""
     try:
-        captures = load_captures(env)  # read_object re-hashes every capture against its name
+        return check(rev)
+    except (VbaError, ValidationError, ValueError, KeyError) as exc:
+        message = f"the check could not evaluate: {type(exc).__name__}: {exc}"
+        return CheckOutcome([Finding(code=ErrorCode.CHECK_INPUT_UNREADABLE, message=message)])
+
+
+def _resolution_skip(rev: FrozenRevision) -> CheckOutcome | None:
+    if not rev.resolution_enabled:
+        return CheckOutcome.not_applicable("entity resolution disabled")
+    if load_plan(rev) is None:
+        return CheckOutcome.not_applicable("no accepted plan")
+    return None
+
+
+def check_case_sources(rev: FrozenRevision) -> CheckOutcome:
+    """case.json is canonical, matches its package record, and has a readable source."""
+    package = rev.package
+    actual = package.artifact_ref(CASE_JSON).sha256
+    case_doc = rev.case_doc()  # refuses non-canonical bytes
+    recorded = package.read_json(PACKAGE_JSON).get("case_json_sha256")
+    findings = []
+    if recorded != actual:
+        findings.append(
+            Finding(
+                code=ErrorCode.CASE_HASH_MISMATCH,
+                artifact=CASE_JSON,
+                message=f"package.json records case.json sha256 {recorded}, the file has {actual}",
+            )
+        )
+    if not any(s.get("readable") for s in case_doc.get("sources", [])):
+        findings.append(
+            Finding(
+                code=ErrorCode.CASE_NO_READABLE_SOURCE,
+                artifact=CASE_JSON,
+                message="no source is readable by the model",
+            )
+        )
+    return CheckOutcome(findings)
+
+
+def check_plan_grounding(rev: FrozenRevision) -> CheckOutcome:
+    if (skip := _resolution_skip(rev)) is not None:
+        return skip
+    plan, frozen = load_plan(rev), rev.resolution
+    assert plan is not None and frozen is not None
+    findings = validate_plan(plan, rev.case_doc(), rev.catalogs, frozen.max_searches, rev.spec)
+    return CheckOutcome([f.model_copy(update={"artifact": rev.layout.plan}) for f in findings])
+
+
+def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
+    if (skip := _resolution_skip(rev)) is not None:
+        return skip
+    plan, frozen = load_plan(rev), rev.resolution
+    assert plan is not None and frozen is not None
+    findings: list[Finding] = []
+    try:
+        captures = load_captures(rev)  # read_object re-hashes every capture against its name
     except VbaError as exc:
-        return CheckOutcome.of([str(exc)])
+        return CheckOutcome([Finding(code=exc.code, message=exc.message)])
+
+    def add(code: ErrorCode, sid: str, message: str, artifact: str | None = None) -> None:
+        findings.append(Finding(code=code, subject=sid, artifact=artifact, message=message))
+
     for number, search in enumerate(plan.searches, start=1):
-        search_id = f"Q{number}"
-        if search_id not in captures:
-            problems.append(f"{search_id}: no capture")
+        sid = f"Q{number}"
+        if sid not in captures:
+            add(ErrorCode.CAPTURE_MISSING, sid, "no capture")
             continue
-        digest, capture = captures[search_id]
-        result = capture.result
-        where = f"{search_id} ({digest[:12]})"
-        if capture.search != search:
-            problems.append(f"{where}: the capture's search differs from the accepted plan")
-        if result.term != search.term or result.catalog != search.catalog:
-            problems.append(f"{where}: term/catalog differ from the plan")
-        problems += [f"{where}: {problem}" for problem in capture_sql_problems(result.sql)]
+        digest, capture = captures[sid]
+        result, artifact = capture.result, rev.layout.capture(digest)
+        if capture.search != search or (result.term, result.catalog) != (
+            search.term,
+            search.catalog,
+        ):
+            add(
+                ErrorCode.CAPTURE_SEARCH_DIFFERS,
+                sid,
+                "the capture's search differs from the plan",
+                artifact,
+            )
+        if not capture_sql_is_template(result.sql):
+            add(
+                ErrorCode.CAPTURE_SQL_NOT_TEMPLATE,
+                sid,
+                "SQL is not the parameterized contains-search template",
+                artifact,
+            )
         if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
-            problems.append(f"{where}: snapshot binding differs from the frozen input")
-        if result.row_limit != frozen.max_candidates:
-            problems.append(f"{where}: row limit {result.row_limit} != {frozen.max_candidates}")
-        if len(result.rows) > result.row_limit:
-            problems.append(f"{where}: more rows than the row limit")
+            add(
+                ErrorCode.CAPTURE_SNAPSHOT_DIFFERS,
+                sid,
+                "snapshot binding differs from the frozen input",
+                artifact,
+            )
+        if result.row_limit != frozen.max_candidates or len(result.rows) > result.row_limit:
+            add(
+                ErrorCode.CAPTURE_ROW_LIMIT,
+                sid,
+                f"row limit {result.row_limit} (frozen {frozen.max_candidates}) with "
+                f"{len(result.rows)} rows",
+                artifact,
+            )
         if not result.coverage_notes:
-            problems.append(f"{where}: no coverage notes")
-    return CheckOutcome.of(problems)
+            add(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, sid, "no coverage notes", artifact)
+    return CheckOutcome(findings)
 
 
-def check_candidate_index(env: RevisionEnv) -> CheckOutcome:
-    if not _enabled(env) or load_plan(env) is None:
-        return CheckOutcome.not_applicable("entity resolution disabled")
-    stored = env.package.read_bytes(f"{env.er_dir}/candidates.json")
-    recomputed = canonical_bytes(compute_candidate_index(env).model_dump(mode="json"))
-    if stored != recomputed:
-        return CheckOutcome.of(["candidates.json does not recompute from the captures"])
-    return CheckOutcome.of([])
-
-
-def check_selections(env: RevisionEnv) -> CheckOutcome:
-    """Every selection is a real candidate of its search, citing its capture row and a mention."""
-    if not _enabled(env) or (plan := load_plan(env)) is None:
-        return CheckOutcome.not_applicable("entity resolution disabled")
-    assessment = load_assessment(env)
-    if assessment is None:
-        return CheckOutcome.not_applicable("no accepted assessment")
-    issues = validate_assessment(assessment, compute_candidate_index(env), plan, env.case_doc())
-    problems = [f"{i.path}: {i.message}" for i in issues if "truncated" not in i.message]
-    if not issues:
-        stored = load_resolution_context(env)
-        if stored is None or stored != compute_resolution_context(env):
-            problems.append("context.json does not recompute from plan, captures and assessment")
-    return CheckOutcome.of(problems)
-
-
-def check_no_truncated_selection(env: RevisionEnv) -> CheckOutcome:
-    if not _enabled(env) or load_plan(env) is None:
-        return CheckOutcome.not_applicable("entity resolution disabled")
-    assessment = load_assessment(env)
-    if assessment is None:
-        return CheckOutcome.not_applicable("no accepted assessment")
-    index = {s.search_id: s for s in compute_candidate_index(env).searches}
-    return CheckOutcome.of(
+def check_candidate_index(rev: FrozenRevision) -> CheckOutcome:
+    if (skip := _resolution_skip(rev)) is not None:
+        return skip
+    plan = load_plan(rev)
+    assert plan is not None
+    stored = rev.package.read_bytes(rev.layout.candidates)
+    recomputed = canonical_bytes(compute_candidate_index(rev, plan).model_dump(mode="json"))
+    if stored == recomputed:
+        return CheckOutcome()
+    return CheckOutcome(
         [
-            f"{verdict.search_id} selects {verdict.candidate_id} from a truncated search"
-            for verdict in assessment.assessments
-            if verdict.status == "selected" and index[verdict.search_id].truncated
+            Finding(
+                code=ErrorCode.RECOMPUTE_MISMATCH,
+                artifact=rev.layout.candidates,
+                message=f"does not recompute from the captures (sha256 {sha256_hex(stored)[:12]} "
+                f"!= recomputed {sha256_hex(recomputed)[:12]})",
+            )
         ]
     )
 
 
-def check_interpretation_retention(env: RevisionEnv) -> CheckOutcome:
-    """Selected entities kept with citations, unresolved identities kept as unknowns, citations resolve."""
-    doc = env.package.read_json(f"{env.rev_dir}/interpretation.json")
-    context = interpretation_stage_context(
-        env.case_doc(), load_resolution_context(env) if _enabled(env) else None
-    )
-    result = interpretation_validator(context)(doc["interpretation"])
+def _assessment_findings(rev: FrozenRevision) -> CheckOutcome | list[Finding]:
+    if (skip := _resolution_skip(rev)) is not None:
+        return skip
+    assessment, plan = load_assessment(rev), load_plan(rev)
+    if assessment is None or plan is None:
+        return CheckOutcome.not_applicable("no accepted assessment")
+    index = compute_candidate_index(rev, plan)
+    findings = validate_assessment(assessment, index, plan, rev.case_doc(), rev.spec)
+    return [f.model_copy(update={"artifact": rev.layout.assessment}) for f in findings]
+
+
+def check_selections(rev: FrozenRevision) -> CheckOutcome:
+    """Every selection is a real candidate of its search, citing its capture row and a mention;
+    context.json recomputes from plan, captures and assessment."""
+    found = _assessment_findings(rev)
+    if isinstance(found, CheckOutcome):
+        return found
+    findings = [f for f in found if f.code is not ErrorCode.ASSESSMENT_TRUNCATED_SELECTION]
+    if not found and load_resolution_context(rev) != compute_resolution_context(rev):
+        findings.append(
+            Finding(
+                code=ErrorCode.RECOMPUTE_MISMATCH,
+                artifact=rev.layout.context,
+                message="does not recompute from plan, captures and assessment",
+            )
+        )
+    return CheckOutcome(findings)
+
+
+def check_no_truncated_selection(rev: FrozenRevision) -> CheckOutcome:
+    found = _assessment_findings(rev)
+    if isinstance(found, CheckOutcome):
+        return found
+    return CheckOutcome([f for f in found if f.code is ErrorCode.ASSESSMENT_TRUNCATED_SELECTION])
+
+
+def check_interpretation_retention(rev: FrozenRevision) -> CheckOutcome:
+    """Selected entities kept with citations, unresolved identities kept as unknowns, citations
+    resolve."""
+    doc = rev.package.read_json(rev.layout.interpretation)
+    context = interpretation_stage_context(rev.case_doc(), interpretation_context(rev))
+    result = interpretation_validator(context, rev.spec)(doc["interpretation"])
     if isinstance(result, list):
-        return CheckOutcome.of([f"{i.path}: {i.message}" for i in result])
-    return CheckOutcome.of([])
+        return CheckOutcome(
+            [f.model_copy(update={"artifact": rev.layout.interpretation}) for f in result]
+        )
+    return CheckOutcome()

@@ -1,21 +1,21 @@
-"""The three model requests of a revision, rebuilt from frozen artifacts only.
+"""The three model requests of a revision, rebuilt from its frozen artifacts only.
 
-The same function builds the request a stage sends and the request replay verification rebuilds, so
-a completed revision's requests can be compared byte for byte with its dispatch records.
+The same function builds the request a stage sends, the request replay verification rebuilds and
+the one ``vba context show`` lists, so a completed revision's requests can be compared byte for byte
+with its dispatch records. Each returns the request and the ``validate`` callable of its stage,
+under the revision's frozen protocol.
 """
 
+from collections.abc import Callable
 from typing import Any
 
-from vba_assets.config import CatalogConfig
-from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.contract import ModelRequest
-from vba_assets.domain.prompting.prompts import load_prompt_set
 from vba_assets.domain.prompting.requests import (
-    RequestParams,
     assessment_validator,
     build_assessment_request,
     build_interpretation_request,
     build_plan_request,
+    interpretation_validator,
     plan_validator,
 )
 from vba_assets.domain.prompting.stage_context import (
@@ -26,58 +26,96 @@ from vba_assets.domain.prompting.stage_context import (
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionContext,
-    ResolutionInput,
     ResolutionPlanOutput,
 )
-from vba_assets.pipeline.revision import RevisionEnv, interpretation_input
+from vba_assets.domain.stages import Stage
+from vba_assets.errors import ErrorCode, StoreError
+from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
+from vba_assets.pipeline.frozen import FrozenRevision
+
+Validate = Callable[[Any], Any]
+BuiltRequest = tuple[ModelRequest, Validate]
 
 
-def frozen_catalog_configs(frozen: ResolutionInput) -> list[CatalogConfig]:
-    return [CatalogConfig.model_validate(c) for c in frozen.catalogs]
+def _resolution(rev: FrozenRevision) -> Any:
+    frozen = rev.resolution
+    if frozen is None or frozen.status != "enabled":
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"{rev.case_id} revision {rev.revision}: entity resolution is not enabled",
+        )
+    return frozen
 
 
-def request_params(env: RevisionEnv) -> RequestParams:
-    """The frozen model parameters of the revision (never the current config's)."""
-    frozen = interpretation_input(env)
-    return RequestParams(
-        model=frozen.model,
-        max_tokens=int(frozen.parameters.get("max_tokens") or env.llm.max_tokens),
-        temperature=frozen.parameters.get("temperature"),
-        dialect=frozen.schema_dialect,
-    )
-
-
-def plan_request(env: RevisionEnv, frozen: ResolutionInput) -> tuple[ModelRequest, Any]:
-    """Model call 1's request and validator, rebuilt from frozen artifacts only."""
-    case_doc = env.case_doc()
-    catalogs = frozen_catalog_configs(frozen)
+def plan_request(rev: FrozenRevision) -> BuiltRequest:
+    """Model call 1's request and validator."""
+    frozen = _resolution(rev)
+    case_doc, catalogs = rev.case_doc(), rev.catalogs
     context = plan_stage_context(case_doc, catalogs, frozen.max_searches)
-    prompts = load_prompt_set(frozen.prompt_version)
-    request = build_plan_request(context, prompts, frozen.protocol_version, request_params(env))
-    return request, plan_validator(case_doc, catalogs, frozen.max_searches)
+    request = build_plan_request(
+        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
+    )
+    return request, plan_validator(case_doc, catalogs, frozen.max_searches, rev.spec)
 
 
 def assessment_request(
-    env: RevisionEnv, frozen: ResolutionInput, plan: ResolutionPlanOutput, index: CandidateIndex
-) -> tuple[ModelRequest, Any]:
-    """Model call 2's request and validator, rebuilt from frozen artifacts only."""
-    case_doc = env.case_doc()
+    rev: FrozenRevision, plan: ResolutionPlanOutput, index: CandidateIndex
+) -> BuiltRequest:
+    """Model call 2's request and validator, for the accepted plan and its candidate index."""
+    case_doc = rev.case_doc()
     context = assessment_stage_context(case_doc, plan, index)
-    prompts = load_prompt_set(frozen.prompt_version)
     request = build_assessment_request(
-        context, prompts, frozen.protocol_version, request_params(env)
+        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
     )
-    return request, assessment_validator(case_doc, plan, index)
+    return request, assessment_validator(case_doc, plan, index, rev.spec)
 
 
 def interpretation_request(
-    env: RevisionEnv, resolution: ResolutionContext | None
-) -> tuple[ModelRequest, Any]:
-    """Model call 3's request and validator, rebuilt from frozen artifacts only."""
-    frozen = interpretation_input(env)
-    context = interpretation_stage_context(env.case_doc(), resolution)
-    prompts = load_prompt_set(frozen.prompt_version)
+    rev: FrozenRevision, resolution: ResolutionContext | None
+) -> BuiltRequest:
+    """Model call 3's request and validator (the resolved prompt when ``resolution`` is set)."""
+    context = interpretation_stage_context(rev.case_doc(), resolution)
     request = build_interpretation_request(
-        context, prompts, frozen.protocol_version, request_params(env)
+        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
     )
-    return request, interpretation_validator(context)
+    return request, interpretation_validator(context, rev.spec)
+
+
+def interpretation_context(rev: FrozenRevision) -> ResolutionContext | None:
+    """The F/N/D context the interpretation is built on (None when resolution is disabled).
+
+    Raises:
+        StoreError: ``ARTIFACT_MISSING`` when resolution is enabled but has no accepted context.
+    """
+    if not rev.resolution_enabled:
+        return None
+    context = load_resolution_context(rev)
+    if context is None:
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"{rev.case_id} revision {rev.revision}: entity resolution is enabled but has no "
+            "accepted assessment yet; materialize resolution_assessment first",
+            missing=rev.layout.context,
+        )
+    return context
+
+
+def rebuild_request(rev: FrozenRevision, stage: Stage) -> BuiltRequest:
+    """The request of a model stage, rebuilt from the accepted artifacts before it.
+
+    Raises:
+        StoreError: ``ARTIFACT_MISSING`` when an artifact the request is built from is missing.
+    """
+    if stage is Stage.RESOLUTION_PLAN:
+        return plan_request(rev)
+    if stage is Stage.RESOLUTION_ASSESSMENT:
+        plan, index = load_plan(rev), load_candidate_index(rev)
+        if plan is None or index is None:
+            raise StoreError(
+                ErrorCode.ARTIFACT_MISSING,
+                f"{stage.value}: no accepted plan and candidate index to rebuild its request from",
+            )
+        return assessment_request(rev, plan, index)
+    if stage is Stage.INTERPRETATION:
+        return interpretation_request(rev, interpretation_context(rev))
+    raise ValueError(f"{stage.value} sends no model request")

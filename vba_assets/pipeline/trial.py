@@ -2,31 +2,27 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Literal
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig
 from vba_assets.domain.case.ids import validate_revision
+from vba_assets.domain.clock import utc_now
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import DispatchBudget
+from vba_assets.domain.stages import STOP_POINTS, Stage
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.llm_config import LlmConfig
-from vba_assets.pipeline.providers import provider_factory, recorded_dispatches
+from vba_assets.pipeline.providers import provider_factory
+from vba_assets.pipeline.recorder import count_dispatch_records
+from vba_assets.pipeline.registry import specs_until
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import (
-    StageResult,
-    WorldAccess,
-    run_assessment,
-    run_candidate_index,
-    run_captures,
-    run_interpretation,
-    run_plan,
-)
+from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
 from vba_assets.store import Workspace
+from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
 StopAfter = Literal["case", "resolution", "interpretation"]
-STOP_AFTER: tuple[StopAfter, ...] = ("case", "resolution", "interpretation")
 
 
 @dataclass
@@ -42,7 +38,9 @@ class TrialReport:
         out = [f"{self.case_id} revision {self.revision} (stop after {self.stop_after})"]
         for stage in self.stages:
             state = "reused" if stage.reused else "done"
-            out.append(f"  {stage.stage:<22} {stage.status:<9} {state:<7} {stage.sha256[:16]}")
+            out.append(
+                f"  {stage.stage.value:<22} {stage.status:<9} {state:<7} {stage.sha256[:16]}"
+            )
         out.append(
             f"  model requests: {self.dispatches_this_run} this run, "
             f"{self.dispatches_total} recorded for the revision"
@@ -62,20 +60,21 @@ def run_trial(
     package_id: str | None = None,
     open_db: Callable[[], Any] | None = None,
     provider: Provider | None = None,
-    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    clock: Callable[[], datetime] = utc_now,
 ) -> TrialReport:
-    """Run the stages of one revision up to ``stop_after`` (which includes resolution).
+    """Run the stages of one revision after the case, up to ``stop_after`` (which includes
+    resolution); every stage of :data:`~vba_assets.pipeline.registry.STAGE_SPECS` in order.
 
     ``open_db`` and ``provider`` override the configured world DB and model provider (tests, eval).
     """
-    if stop_after not in STOP_AFTER:
+    if stop_after not in STOP_POINTS:
         raise InputError(
-            ErrorCode.REPORT_INVALID_FIELD, f"--stop-after must be one of {STOP_AFTER}"
+            ErrorCode.REPORT_INVALID_FIELD, f"--stop-after must be one of {list(STOP_POINTS)}"
         )
     package = workspace.case(case_id)
-    package.read_bytes("case.json")  # ARTIFACT_MISSING names the case if it was never imported
+    package.read_bytes(CASE_JSON)  # ARTIFACT_MISSING names the case if it was never imported
     if package_id is not None:
-        recorded = package.read_json("package.json").get("package_id")
+        recorded = package.read_json(PACKAGE_JSON).get("package_id")
         if recorded != package_id:
             raise InputError(
                 ErrorCode.INVALID_PACKAGE_ID,
@@ -90,21 +89,21 @@ def run_trial(
         clock=clock,
     )
     report = TrialReport(case_id, revision, stop_after)
-    if stop_after == "case":
+    specs = [s for s in specs_until(STOP_POINTS[stop_after]) if s.stage is not Stage.CASE]
+    if not specs:
         return report
     world = WorldAccess(open_db or (lambda: WorldDatabase.from_config(project)))
-    make_provider = (lambda: provider) if provider is not None else None
-    provider_for = make_provider or provider_factory(env, llm, project, world)
+    run = StageRun(
+        env,
+        world,
+        (lambda: provider) if provider is not None else provider_factory(env, world),
+    )
     try:
         with package.lock(env.revision):
-            report.stages.append(run_plan(env, provider_for, world))
-            report.stages.append(run_captures(env, world))
-            report.stages.append(run_candidate_index(env))
-            report.stages.append(run_assessment(env, provider_for))
-            if stop_after == "interpretation":
-                report.stages.append(run_interpretation(env, provider_for))
+            for spec in specs:
+                report.stages.append(spec.run(run))
     finally:
         world.close()
         report.dispatches_this_run = env.budget.used
-        report.dispatches_total = len(recorded_dispatches(env))
+        report.dispatches_total = count_dispatch_records(package, env.layout)
     return report

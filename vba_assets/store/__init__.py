@@ -2,6 +2,7 @@
 
 * :mod:`.canonical`: RFC 8785 canonical JSON and the sha256 built on it;
 * :mod:`.atomic`: atomic, append-only file publication (temp file, fsync, ``link``);
+* :mod:`.layout`: every path of a case package and of a revision (the contract);
 * :mod:`.paths`: relpath validation and confinement to the package;
 * :mod:`.lock`: the per (case, revision) writer lock (``flock``, fails fast, recovered on kill);
 * :mod:`.events`: the append-only ``events.jsonl`` lifecycle log;
@@ -16,12 +17,12 @@ from vba_assets.domain.canonical import (
     sha256_hex,
     to_json_value,
 )
+from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.store.atomic import publish_bytes
-from vba_assets.store.events import EVENTS_FILE, format_timestamp, utc_now
+from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, LockHolder, RevisionLock
-from vba_assets.store.package import INTERPRETATIONS_DIR, ArtifactRef, CasePackage, Workspace
+from vba_assets.store.package import ArtifactRef, CasePackage, Workspace
 from vba_assets.store.paths import validate_relpath
-from vba_assets.store.verify import Finding
 
 __all__ = [
     "EVENTS_FILE",
@@ -29,8 +30,8 @@ __all__ = [
     "LOCK_FILE",
     "ArtifactRef",
     "CasePackage",
-    "Finding",
     "LockHolder",
+    "RevisionLayout",
     "RevisionLock",
     "Workspace",
     "canonical_bytes",

@@ -33,11 +33,6 @@ def temp_name(final_name: str) -> str:
     return f".{final_name}.tmp-{os.getpid()}-{secrets.token_hex(8)}"
 
 
-def is_temp_name(name: str) -> bool:
-    """Whether a file name is one of the store's temp files."""
-    return TEMP_NAME_PATTERN.match(name) is not None
-
-
 def publish_bytes(path: Path, data: bytes) -> bool:
     """Publish ``data`` under ``path`` atomically and append-only.
 

@@ -24,29 +24,17 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from vba_assets.domain.canonical import canonical_bytes, parse_canonical
+from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir, fsync_dir, write_all
 
-EVENTS_FILE = "events.jsonl"
 EVENT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 RESERVED_FIELDS = frozenset({"seq", "at", "event"})
-
-
-def utc_now() -> datetime:
-    """The default clock."""
-    return datetime.now(UTC)
-
-
-def format_timestamp(moment: datetime) -> str:
-    """``2025-01-02T03:04:05.000006Z``: UTC, always with microseconds and ``Z``."""
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError(f"the clock returned a naive datetime {moment!r}; make it timezone-aware")
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True)

@@ -25,15 +25,15 @@ from vba_assets.domain.case.ids import (
     validate_case_id,
     validate_revision,
 )
+from vba_assets.domain.clock import utc_now
+from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
 from vba_assets.store.atomic import publish_bytes
-from vba_assets.store.events import EVENTS_FILE, utc_now
+from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
-from vba_assets.store.verify import Finding, verify_package
-
-INTERPRETATIONS_DIR = "analysis/interpretations"
+from vba_assets.store.verify import verify_package
 
 Clock = Callable[[], datetime]
 
@@ -202,7 +202,7 @@ class CasePackage:
 
     def revision_dir(self, revision: str) -> str:
         """``analysis/interpretations/<NNNN>`` (raises ``InputError`` ``INVALID_REVISION``)."""
-        return f"{INTERPRETATIONS_DIR}/{validate_revision(revision)}"
+        return RevisionLayout(revision).dir
 
     def revisions(self) -> list[str]:
         """Revisions of this case that have a lifecycle log (created or started), sorted.
@@ -228,13 +228,13 @@ class CasePackage:
         Returns the record as readers will see it. See :mod:`vba_assets.store.events` for the
         crash and torn-tail rules.
         """
-        relpath = f"{self.revision_dir(revision)}/{EVENTS_FILE}"
+        relpath = RevisionLayout(revision).events
         where = f"case {self.case_id}: {relpath}"
         return event_log.append_event(self.path(relpath), where, event, fields, self.clock)
 
     def read_events(self, revision: str) -> list[dict[str, Any]]:
         """The committed events of a revision, in ``seq`` order (a torn last line is ignored)."""
-        relpath = f"{self.revision_dir(revision)}/{EVENTS_FILE}"
+        relpath = RevisionLayout(revision).events
         return event_log.read_events(self.path(relpath), f"case {self.case_id}: {relpath}")
 
     @contextmanager

@@ -9,7 +9,6 @@ re-run, the same values are accepted, and nothing tries to connect.
 import socket
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
 
 import pytest
 
@@ -28,9 +27,11 @@ from tests.fakes.toy_stage import (
     validate_plan,
 )
 from tests.integration.llm.conftest import anthropic_provider
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.llm.call import conversation, run_stage
-from vba_assets.domain.llm.contract import SCHEMA_HEADING, DispatchRecord, canonical_json
+from vba_assets.domain.llm.contract import SCHEMA_HEADING, DispatchRecord
 from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, RetryPolicy, StagePolicy
+from vba_assets.domain.protocol import ProtocolVersion
 from vba_assets.errors import ConfigError, ErrorCode, ModelError
 from vba_assets.llm_config import load_llm_config
 
@@ -66,7 +67,7 @@ def network_guard() -> Iterator[NetworkGuard]:
 
 
 def record_revision(
-    monkeypatch: pytest.MonkeyPatch, protocol: Literal[1, 2]
+    monkeypatch: pytest.MonkeyPatch, protocol: ProtocolVersion
 ) -> list[DispatchRecord]:
     """Run the stage live against the local server: one rejection, then an accepted reply."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-only")
@@ -95,7 +96,7 @@ def record_revision(
 
 @pytest.mark.parametrize("protocol", [1, 2])
 def test_replay_rebuilds_requests_byte_for_byte_without_network(
-    monkeypatch: pytest.MonkeyPatch, network_guard: NetworkGuard, protocol: Literal[1, 2]
+    monkeypatch: pytest.MonkeyPatch, network_guard: NetworkGuard, protocol: ProtocolVersion
 ) -> None:
     original = record_revision(monkeypatch, protocol)  # live, over loopback
     network_guard.on()
@@ -108,7 +109,7 @@ def test_replay_rebuilds_requests_byte_for_byte_without_network(
     sender = AnthropicProvider(api_key="unused", base_url="http://127.0.0.1:9")
     for index, record in enumerate(original):
         messages = conversation(rebuilt, original[:index])
-        assert canonical_json(sender.wire_request(rebuilt, messages)) == canonical_json(
+        assert canonical_bytes(sender.wire_request(rebuilt, messages)) == canonical_bytes(
             record.request
         )
         assert rebuilt.sha256(messages) == record.request_sha256

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.layout import REV1
 from tests.unit.store.processes import Child
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store import CasePackage, content_hash, publish_bytes, sha256_hex
@@ -143,8 +144,8 @@ def test_sigkill_during_a_write_leaves_no_file_under_the_final_name(
     else:
         assert partial == LARGE
     findings = package.verify()
-    assert [(f.kind, f.is_error) for f in findings] == [("stale_temp", False)]
-    assert findings[0].relpath == f"analysis/interpretations/0001/{temps[0]}"
+    assert [(f.code, f.is_error) for f in findings] == [(ErrorCode.PACKAGE_STALE_TEMP, False)]
+    assert findings[0].artifact == f"{REV1.dir}/{temps[0]}"
 
     data = b"y" * LARGE
     ref = package.write_bytes(relpath, data)

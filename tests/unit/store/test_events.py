@@ -77,7 +77,9 @@ def test_a_torn_tail_from_a_killed_writer_is_ignored_and_the_next_append_is_clea
     assert torn.startswith(committed) and len(torn) > len(committed)
     assert not torn.endswith(b"\n")
     assert [event["seq"] for event in package.read_events("0001")] == [1, 2]
-    assert [(f.kind, f.is_error) for f in package.verify()] == [("torn_tail", False)]
+    assert [(f.code, f.is_error) for f in package.verify()] == [
+        (ErrorCode.PACKAGE_EVENTS_TORN_TAIL, False)
+    ]
 
     third = package.append_event("0001", "accepted", stage="plan")
 
@@ -121,7 +123,7 @@ def test_a_damaged_log_is_refused_for_reading_and_appending(
         assert fragment in caught.value.message
         assert "line" in caught.value.message
     assert package.read_bytes(EVENTS) == content  # never "repaired" behind the operator's back
-    assert [finding.kind for finding in package.verify()] == ["events_invalid"]
+    assert [finding.code for finding in package.verify()] == [ErrorCode.PACKAGE_EVENTS_INVALID]
 
 
 @pytest.mark.parametrize("mode", ["locked", "bare"])

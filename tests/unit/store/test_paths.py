@@ -66,7 +66,7 @@ def test_symlink_escaping_the_package_is_refused(package: CasePackage, tmp_path:
         assert caught.value.code is ErrorCode.ARTIFACT_PATH_INVALID
         assert "outside the case package" in caught.value.message
     assert os.listdir(outside) == []
-    assert [finding.kind for finding in package.verify()] == ["symlink"]
+    assert [finding.code for finding in package.verify()] == [ErrorCode.PACKAGE_SYMLINK]
 
 
 def test_symlink_inside_the_package_is_followed(package: CasePackage) -> None:

@@ -4,6 +4,8 @@ import os
 import shutil
 from pathlib import Path
 
+from tests.layout import REV1
+from vba_assets.errors import ErrorCode
 from vba_assets.store import CasePackage, Workspace, content_hash
 
 CAPTURES = "analysis/interpretations/0001/entity-resolution/captures"
@@ -40,7 +42,9 @@ def test_a_tampered_content_addressed_object_is_found(package: CasePackage) -> N
 
     findings = package.verify()
 
-    assert [(f.kind, f.relpath, f.is_error) for f in findings] == [("hash_mismatch", relpath, True)]
+    assert [(f.code, f.artifact, f.is_error) for f in findings] == [
+        (ErrorCode.PACKAGE_HASH_MISMATCH, relpath, True)
+    ]
     assert content_hash({"rows": [{"identity": 1}], "term": "Wolpertinger"}) in findings[0].message
 
 
@@ -48,28 +52,28 @@ def test_a_non_canonical_json_artifact_is_found_but_raw_report_files_are_exempt(
     package: CasePackage,
 ) -> None:
     build_package(package)
-    package.write_bytes("analysis/interpretations/0001/interpretation.json", b'{"b":1,"a":1.0}')
+    package.write_bytes(REV1.interpretation, b'{"b":1,"a":1.0}')
 
     findings = package.verify()
 
-    assert [(f.kind, f.relpath) for f in findings] == [
-        ("not_canonical", "analysis/interpretations/0001/interpretation.json")
+    assert [(f.code, f.artifact) for f in findings] == [
+        (ErrorCode.PACKAGE_NOT_CANONICAL, REV1.interpretation)
     ]
     assert "not RFC 8785" in findings[0].message
 
 
 def test_broken_events_and_unexpected_hidden_files_are_found(package: CasePackage) -> None:
     build_package(package)
-    events = package.path("analysis/interpretations/0001/events.jsonl")
+    events = package.path(REV1.events)
     lines = events.read_bytes().splitlines(keepends=True)
     events.write_bytes(lines[1] + lines[0])  # reordered: seq 2 before seq 1
     (package.root / ".DS_Store").write_bytes(b"junk")
 
     findings = package.verify()
 
-    assert [(f.kind, f.relpath) for f in findings] == [
-        ("unexpected_hidden", ".DS_Store"),
-        ("events_invalid", "analysis/interpretations/0001/events.jsonl"),
+    assert [(f.code, f.artifact) for f in findings] == [
+        (ErrorCode.PACKAGE_UNEXPECTED_HIDDEN, ".DS_Store"),
+        (ErrorCode.PACKAGE_EVENTS_INVALID, REV1.events),
     ]
     assert "expected 1" in findings[1].message
     assert all(f.is_error for f in findings)

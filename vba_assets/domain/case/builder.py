@@ -11,9 +11,11 @@ order. Offsets in ``format_controls`` are code point indices into the source's `
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from vba_assets.domain.case.report import AdmittedAttachment, AdmittedReport, sha256_hex
+from vba_assets.domain.base import StrictModel
+from vba_assets.domain.canonical import sha256_hex
+from vba_assets.domain.case.report import AdmittedAttachment, AdmittedReport
 from vba_assets.domain.case.text import find_format_controls
 
 CASE_SCHEMA_VERSION: Literal[1] = 1
@@ -21,18 +23,14 @@ TITLE_ALIAS = "S1"
 BODY_ALIAS = "S2"
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class FormatControl(_Frozen):
+class FormatControl(StrictModel):
     """An invisible zero-width or bidi control character kept in a source's text."""
 
     offset: int = Field(description="Code point index into the source's normalized text.")
     codepoint: str = Field(description="'U+XXXX'.")
 
 
-class CaseSource(_Frozen):
+class CaseSource(StrictModel):
     """One canonical source the model may cite by its alias."""
 
     alias: str = Field(description="'S1', 'S2', ...: stable for the life of the case.")
@@ -46,7 +44,7 @@ class CaseSource(_Frozen):
     format_controls: list[FormatControl]
 
 
-class Case(_Frozen):
+class Case(StrictModel):
     """The content of ``case.json``."""
 
     schema_version: Literal[1] = CASE_SCHEMA_VERSION

@@ -16,12 +16,12 @@ Decisions (documented in ``vba_assets/samples/README.md`` too):
   text attachments longer than :data:`MAX_ATTACHMENT_TEXT_CHARS` are admitted but unreadable.
 """
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from vba_assets.domain.canonical import sha256_hex
 from vba_assets.domain.case import text as textmod
 from vba_assets.domain.case.ids import validate_case_id
 from vba_assets.domain.case.report_fields import (
@@ -78,11 +78,6 @@ class ReportDocument:
     reporter: str | None
     attachments: tuple[AttachmentSpec, ...]
 
-    @property
-    def referenced_files(self) -> tuple[str, ...]:
-        """The attachment file paths, relative to the report's folder, in report order."""
-        return tuple(spec.file for spec in self.attachments if spec.file is not None)
-
 
 @dataclass(frozen=True)
 class AdmittedAttachment:
@@ -109,10 +104,6 @@ class AdmittedReport:
     attachments: tuple[AdmittedAttachment, ...]
     files: tuple[tuple[str, bytes], ...]
     report_sha256: str
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def parse_report_json(data: bytes) -> ReportDocument:

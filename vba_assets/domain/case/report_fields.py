@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, timezone
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any
 
+from vba_assets.domain.canonical import reject_json_constant
 from vba_assets.domain.case import text as textmod
 from vba_assets.domain.case.text import reject as fail
 from vba_assets.domain.case.text import shorten, validate_relative_path, validate_single_line
@@ -146,7 +147,7 @@ def load_json_object(data: bytes) -> dict[str, Any]:
             decoded,
             strict=False,  # raw control characters reach the field check, which names the field
             object_pairs_hook=_no_duplicate_keys,
-            parse_constant=_reject_constant,
+            parse_constant=reject_json_constant,
         )
     except json.JSONDecodeError as error:
         fail(
@@ -174,10 +175,6 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise json.JSONDecodeError(f"duplicate key {key!r}", "", 0)
         result[key] = value
     return result
-
-
-def _reject_constant(name: str) -> NoReturn:
-    raise json.JSONDecodeError(f"{name} is not JSON", "", 0)
 
 
 def json_type(value: object) -> str:

@@ -67,6 +67,11 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def fold(text: str) -> str:
+    """NFC, then ``casefold``: how names and quotes are compared regardless of case."""
+    return unicodedata.normalize("NFC", text).casefold()
+
+
 def normalize_text(text: str) -> str:
     """The canonical form of report text: ``\\n`` newlines, then Unicode NFC."""
     return unicodedata.normalize("NFC", normalize_newlines(text))

@@ -7,17 +7,15 @@ exactly what a capture artifact records (ARCHITECTURE 6.2).
 
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from vba_assets.domain.base import StrictModel
 
 #: A JSON-safe scalar as stored in a data column.
 Scalar = str | int | float | bool | None
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SnapshotBinding(_Frozen):
+class SnapshotBinding(StrictModel):
     """Which world data a result came from: the operator's label plus a schema fingerprint."""
 
     label: str
@@ -27,7 +25,7 @@ class SnapshotBinding(_Frozen):
     )
 
 
-class CatalogRow(_Frozen):
+class CatalogRow(StrictModel):
     """One row of a catalog: its identity, its name and the configured data columns."""
 
     identity: int | str
@@ -35,7 +33,7 @@ class CatalogRow(_Frozen):
     data: dict[str, Scalar] = Field(default_factory=dict)
 
 
-class SearchResult(_Frozen):
+class SearchResult(StrictModel):
     """One literal contains search on one catalog, exactly as executed."""
 
     catalog: str
@@ -48,7 +46,12 @@ class SearchResult(_Frozen):
     row_limit: int = Field(description="max_candidates; the query asked for row_limit + 1 rows.")
     truncated: bool = Field(description="True when more than row_limit rows matched.")
     rows: list[CatalogRow] = Field(description="At most row_limit rows, in database order.")
-    elapsed_ms: float
+    elapsed_ms: float | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Query time. Only in protocol v1/v2 captures; later ones keep it in the "
+        "'captured' event, so a capture's bytes depend on content alone.",
+    )
     coverage_notes: list[str] = Field(
         description="Collation/case behaviour of the backend and the scope of a miss."
     )

@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from datetime import date, datetime, timedelta, timezone
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from vba_assets.domain.base import StrictModel
 from vba_assets.errors import ErrorCode, InputError
 
 #: The fixed list of bug kinds a game-server report is classified into.
@@ -71,11 +72,7 @@ CitationAlias = Annotated[str, Field(pattern=CITATION_ALIAS_PATTERN)]
 SubTask = Annotated[str, Field(min_length=1, max_length=300)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ReportQuote(_Strict):
+class ReportQuote(StrictModel):
     """An exact piece of a readable case source."""
 
     source: str = Field(
@@ -89,7 +86,7 @@ class ReportQuote(_Strict):
     )
 
 
-class Scope(_Strict):
+class Scope(StrictModel):
     """Whether the report is something this pipeline analyses."""
 
     in_scope: bool = Field(
@@ -100,7 +97,7 @@ class Scope(_Strict):
     reason: str = Field(min_length=1, max_length=500, description="Why, in one or two sentences.")
 
 
-class Ambiguity(_Strict):
+class Ambiguity(StrictModel):
     """Whether the report can be understood without asking the reporter."""
 
     is_ambiguous: bool = Field(
@@ -114,7 +111,7 @@ class Ambiguity(_Strict):
     )
 
 
-class EntityReference(_Strict):
+class EntityReference(StrictModel):
     """An entity the report names, with the mentions that ground it."""
 
     ref: str | None = Field(
@@ -130,7 +127,7 @@ class EntityReference(_Strict):
     )
 
 
-class Observation(_Strict):
+class Observation(StrictModel):
     """One thing the report or a lookup states, without interpretation of its cause."""
 
     statement: str = Field(
@@ -146,7 +143,7 @@ class Observation(_Strict):
     )
 
 
-class TimeReference(_Strict):
+class TimeReference(StrictModel):
     """A time expression of the report, resolved to calendar dates of the reporter."""
 
     source: str = Field(pattern=SOURCE_ALIAS_PATTERN, description="A readable source alias.")
@@ -165,7 +162,7 @@ class TimeReference(_Strict):
     )
 
 
-class Unknown(_Strict):
+class Unknown(StrictModel):
     """Something the interpretation cannot settle from the context."""
 
     ref: str | None = Field(
@@ -175,7 +172,7 @@ class Unknown(_Strict):
     description: str = Field(min_length=1, max_length=500, description="What is unknown.")
 
 
-class InterpretationOutput(_Strict):
+class InterpretationOutput(StrictModel):
     """Model call 3: the grounded interpretation of one case. No causes, no hypotheses, no fixes."""
 
     restatement: str = Field(

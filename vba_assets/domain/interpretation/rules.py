@@ -1,7 +1,9 @@
 """The controller's rules for the interpretation (ARCHITECTURE 7).
 
-:func:`validate_interpretation` returns ``LLM_OUTPUT_RULES`` issues (JSON pointer plus a message that
-says what to do); they go back to the model in the correction loop. Rules:
+:func:`validate_interpretation` returns findings, one code per rule (``INTERPRETATION_*``,
+``CITATION_*``; the version that introduced each is in :data:`vba_assets.domain.protocol.RULES`),
+with a JSON pointer and a message that says what to do; they go back to the model in the correction
+loop. Rules:
 
 * Grounding: every quote occurs verbatim in the readable source it cites; every citation and ref
   resolves to an existing alias (S sources, F facts, N selected entities, D unresolved identities).
@@ -19,7 +21,7 @@ says what to do); they go back to the model in the correction loop. Rules:
   anchored to the frozen ``reported_at`` in the reporter's offset, never the wall clock. An
   expression the resolver does not know has null dates and must be listed in ``unknowns``.
 
-The grounding, alias-retention and role rules are in :mod:`.interpretation_grounding`; the wording
+The grounding, alias-retention and role rules are in :mod:`.grounding`; the wording
 and date rules are here. :func:`interpretation_validator` wraps schema and rules into the
 ``validate`` callable of ``model_call.run_stage``.
 """
@@ -28,6 +30,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.grounding import (
     RuleContext,
     citation_issues,
@@ -44,8 +47,10 @@ from vba_assets.domain.interpretation.models import (
     resolve_relative_date,
     weekday_name,
 )
-from vba_assets.domain.llm.contract import ValidationIssue, model_validator_for
+from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+from vba_assets.domain.protocol import ProtocolSpec
+from vba_assets.errors import ErrorCode
 
 # --- wording --------------------------------------------------------------------------------------
 
@@ -99,8 +104,8 @@ def causal_phrases(text: str, sources: Sequence[str] = ()) -> list[str]:
 
 def _time_issues(
     output: InterpretationOutput, stage: InterpretationStageContext, ctx: RuleContext
-) -> list[ValidationIssue]:
-    issues: list[ValidationIssue] = []
+) -> list[Finding]:
+    issues: list[Finding] = []
     anchor = local_report_time(stage.case.reported_at, stage.case.reported_at_offset)
     for index, ref in enumerate(output.time_references):
         path = f"/time_references/{index}"
@@ -112,6 +117,7 @@ def _time_issues(
             if ref.resolved_start is not None or ref.resolved_end is not None:
                 issues.append(
                     rule_issue(
+                        ErrorCode.INTERPRETATION_DATE_UNRESOLVED,
                         f"{path}/resolved_start",
                         f"{ref.quote!r} is not a date expression the controller resolves; set "
                         "resolved_start and resolved_end to null and list it in unknowns",
@@ -123,6 +129,7 @@ def _time_issues(
             ):
                 issues.append(
                     rule_issue(
+                        ErrorCode.INTERPRETATION_DATE_UNRESOLVED,
                         "/unknowns",
                         f"the unresolved time expression {ref.quote!r} must be listed in unknowns: "
                         "add an unknown with ref null whose description quotes it",
@@ -133,6 +140,7 @@ def _time_issues(
             if getattr(ref, key) != value:
                 issues.append(
                     rule_issue(
+                        ErrorCode.INTERPRETATION_DATE_MISMATCH,
                         f"{path}/{key}",
                         f"{ref.quote!r} resolves to {expected.start.isoformat()}.."
                         f"{expected.end.isoformat()}: {key} must be {value.isoformat()} (the "
@@ -143,7 +151,7 @@ def _time_issues(
     return issues
 
 
-def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[ValidationIssue]:
+def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Finding]:
     sources = list(ctx.readable.values())
     texts = [
         ("/restatement", output.restatement),
@@ -152,6 +160,7 @@ def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Vali
     ]
     issues = [
         rule_issue(
+            ErrorCode.INTERPRETATION_CAUSAL_WORDING,
             path,
             f"causal or diagnostic wording ({', '.join(repr(h) for h in hits)}) is not allowed: "
             "state what was reported or looked up; causes, hypotheses and fixes belong to the next "
@@ -164,6 +173,7 @@ def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Vali
     if relative:
         issues.append(
             rule_issue(
+                ErrorCode.INTERPRETATION_RELATIVE_DATE_IN_RESTATEMENT,
                 "/restatement",
                 f"replace the relative date expression(s) {relative} with the resolved dates "
                 "(YYYY-MM-DD) so the restatement stands alone",
@@ -171,7 +181,9 @@ def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Vali
         )
     issues += [
         rule_issue(
-            f"/sub_tasks/{i}", "a sub-task is a question for the next phase: end it with '?'"
+            ErrorCode.INTERPRETATION_SUBTASK_NOT_QUESTION,
+            f"/sub_tasks/{i}",
+            "a sub-task is a question for the next phase: end it with '?'",
         )
         for i, task in enumerate(output.sub_tasks)
         if not task.rstrip().endswith("?")
@@ -180,15 +192,23 @@ def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Vali
     if output.ambiguity.is_ambiguous and not (question or "").strip():
         issues.append(
             rule_issue(
+                ErrorCode.INTERPRETATION_CLARIFICATION,
                 "/ambiguity/clarification_question",
                 "an ambiguous report needs a clarification question to the reporter",
             )
         )
     elif output.ambiguity.is_ambiguous and not (question or "").rstrip().endswith("?"):
-        issues.append(rule_issue("/ambiguity/clarification_question", "end the question with '?'"))
+        issues.append(
+            rule_issue(
+                ErrorCode.INTERPRETATION_CLARIFICATION,
+                "/ambiguity/clarification_question",
+                "end the question with '?'",
+            )
+        )
     elif not output.ambiguity.is_ambiguous and question is not None:
         issues.append(
             rule_issue(
+                ErrorCode.INTERPRETATION_CLARIFICATION,
                 "/ambiguity/clarification_question",
                 "only an ambiguous report has a clarification question: set it to null, or set "
                 "is_ambiguous to true",
@@ -201,24 +221,27 @@ def _wording_issues(output: InterpretationOutput, ctx: RuleContext) -> list[Vali
 
 
 def validate_interpretation(
-    output: InterpretationOutput, context: InterpretationStageContext
-) -> list[ValidationIssue]:
-    """Every rule of the module docstring; an empty list means accepted."""
+    output: InterpretationOutput, context: InterpretationStageContext, spec: ProtocolSpec
+) -> list[Finding]:
+    """Every rule of the module docstring that ``spec``'s version has; empty means accepted."""
     ctx = rule_context(context)
-    return [
+    findings = [
         *entity_issues(output, ctx),
         *role_issues(output, ctx),
         *citation_issues(output, ctx),
         *_time_issues(output, context, ctx),
         *_wording_issues(output, ctx),
     ]
+    return [finding for finding in findings if spec.applies(finding.code)]
 
 
-def interpretation_validator(context: InterpretationStageContext) -> Callable[[Any], Any]:
+def interpretation_validator(
+    context: InterpretationStageContext, spec: ProtocolSpec
+) -> Callable[[Any], Any]:
     """The ``validate`` callable of ``run_stage``: the schema, then :func:`validate_interpretation`.
 
-    Returns the :class:`InterpretationOutput` when valid, else the list of issues.
+    Returns the :class:`InterpretationOutput` when valid, else the list of findings.
     """
     return model_validator_for(
-        InterpretationOutput, lambda output: validate_interpretation(output, context)
+        InterpretationOutput, lambda output: validate_interpretation(output, context, spec)
     )

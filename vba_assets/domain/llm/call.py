@@ -19,19 +19,22 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
 
+from vba_assets.domain.canonical import reject_json_constant
+from vba_assets.domain.clock import utc_now
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.contract import (
     ChatMessage,
     DispatchRecord,
+    DispatchTiming,
     ModelRequest,
     Provider,
     ProviderFault,
     ProviderReply,
-    ValidationIssue,
     issues_from_validation_error,
 )
 from vba_assets.domain.llm.policy import (
@@ -43,6 +46,7 @@ from vba_assets.domain.llm.policy import (
     StagePolicy,
     next_attempt_number,
 )
+from vba_assets.domain.protocol import ProtocolSpec, protocol
 from vba_assets.errors import ErrorCode, ModelError
 
 log = logging.getLogger(__name__)
@@ -70,64 +74,53 @@ _UNFINISHED: dict[str, tuple[ErrorCode, str]] = {
 }
 
 
-_NO_REPLY = [ValidationIssue(code=ErrorCode.LLM_OUTPUT_RULES, message="the record holds no reply")]
-
-
-def utc_now() -> datetime:
-    """The default clock of the loop (injectable for tests)."""
-    return datetime.now(UTC)
+_NO_REPLY = [Finding(code=ErrorCode.LLM_OUTPUT_RULES, message="the record holds no reply")]
 
 
 # --- the correction loop --------------------------------------------------------------------------
 
 
-def correction_message(issues: Sequence[ValidationIssue]) -> str:
+def correction_message(issues: Sequence[Finding], spec: ProtocolSpec) -> str:
+    """The user turn of a correction round: every finding with its code, JSON path and message."""
     lines = [CORRECTION_HEADING]
     for issue in issues:
         where = f" at {issue.path}" if issue.path else ""
-        lines.append(f"- {issue.code.value}{where}: {issue.message}")
+        lines.append(f"- {spec.correction_code(issue.code).value}{where}: {issue.message}")
     return "\n".join(lines)
 
 
 def conversation(request: ModelRequest, rejected: Sequence[DispatchRecord]) -> list[ChatMessage]:
     """The messages of the next attempt: the request, then one correction round per rejection."""
     messages = list(request.messages)
+    spec = protocol(request.protocol_version)
     for record in rejected:
         reply = record.output_text or record.text or ""
         content = reply if reply.strip() else EMPTY_REPLY_PLACEHOLDER
         messages.append(ChatMessage(role="assistant", content=content))
-        messages.append(ChatMessage(role="user", content=correction_message(record.issues)))
+        messages.append(ChatMessage(role="user", content=correction_message(record.issues, spec)))
     return messages
 
 
-def judge_reply(
-    reply: ProviderReply, validate: Callable[[Any], Any]
-) -> tuple[Any, list[ValidationIssue]]:
+def judge_reply(reply: ProviderReply, validate: Callable[[Any], Any]) -> tuple[Any, list[Finding]]:
     """Accept only a complete reply whose JSON passes ``validate``; else the issues."""
     if reply.finish != "complete":
         code, why = _UNFINISHED[reply.finish]
         message = f"{why} (stop reason {reply.stop_reason!r})"
-        return None, [ValidationIssue(code=code, message=message)]
+        return None, [Finding(code=code, message=message)]
     if reply.output_text is None:
         message = "the reply carried no structured output (no JSON object in the output channel)"
-        return None, [ValidationIssue(code=ErrorCode.LLM_INVALID_JSON, message=message)]
+        return None, [Finding(code=ErrorCode.LLM_INVALID_JSON, message=message)]
     try:
-        data = json.loads(reply.output_text, parse_constant=_no_constants)
+        data = json.loads(reply.output_text, parse_constant=reject_json_constant)
     except ValueError as exc:
-        return None, [
-            ValidationIssue(code=ErrorCode.LLM_INVALID_JSON, message=f"not valid JSON: {exc}")
-        ]
+        return None, [Finding(code=ErrorCode.LLM_INVALID_JSON, message=f"not valid JSON: {exc}")]
     try:
         result = validate(data)
     except ValidationError as exc:
         return None, issues_from_validation_error(exc)
-    if isinstance(result, list) and result and all(isinstance(i, ValidationIssue) for i in result):
+    if isinstance(result, list) and result and all(isinstance(i, Finding) for i in result):
         return None, list(result)
     return result, []
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 _REPLY_FIELDS = {
@@ -200,6 +193,7 @@ def run_stage(
                 stage, history[-1].attempt, history[-1].retry_at, wait_s, resumed_early=True
             )
 
+    spec = protocol(request.protocol_version)
     attempt = next_attempt_number(history)
     faults = 0
     new_records: list[DispatchRecord] = []
@@ -217,27 +211,34 @@ def run_stage(
             "base_request_sha256": base_sha,
             "request_sha256": request.sha256(messages),
             "request": provider.wire_request(request, messages),
-            "started_at": clock(),
         }
-        started = time.monotonic()
+        started_at, started = clock(), time.monotonic()
         try:
             reply = provider.send(request, messages)
         except ProviderFault as fault:
-            common["elapsed_ms"] = (time.monotonic() - started) * 1000
+            timing = DispatchTiming(
+                started_at=started_at, elapsed_ms=(time.monotonic() - started) * 1000
+            )
             faults += 1
-            _handle_fault(fault, faults, common, policy.retry, recorder, new_records, clock, sleep)
+            common.update(_timing_fields(spec, timing))
+            _handle_fault(
+                fault, faults, common, timing, policy.retry, recorder, new_records, clock, sleep
+            )
             attempt += 1
             continue
-        common["elapsed_ms"] = (time.monotonic() - started) * 1000
+        timing = DispatchTiming(
+            started_at=started_at, elapsed_ms=(time.monotonic() - started) * 1000
+        )
         value, issues = judge_reply(reply, validate)
         record = DispatchRecord(
             **common,
+            **_timing_fields(spec, timing),
             outcome="rejected" if issues else "accepted",
             **reply.model_dump(include=_REPLY_FIELDS),
             usage=reply.usage,
             issues=tuple(issues),
         )
-        _store(recorder, new_records, record)
+        _store(recorder, new_records, record, timing)
         if not issues:
             return StageOutcome(value=value, accepted=record, records=tuple(new_records))
         rejected.append(record)
@@ -249,10 +250,20 @@ def run_stage(
         faults = 0
 
 
+def _timing_fields(spec: ProtocolSpec, timing: DispatchTiming) -> dict[str, Any]:
+    """Protocol v1/v2 kept timing inside the record; later versions keep it beside (events)."""
+    if spec.timing_in_content:
+        return {"started_at": timing.started_at, "elapsed_ms": timing.elapsed_ms}
+    return {"record_version": 2}
+
+
 def _store(
-    recorder: DispatchRecorder, new_records: list[DispatchRecord], record: DispatchRecord
+    recorder: DispatchRecorder,
+    new_records: list[DispatchRecord],
+    record: DispatchRecord,
+    timing: DispatchTiming,
 ) -> None:
-    recorder.record(record)
+    recorder.record(record, timing)
     new_records.append(record)
     log.info("model stage %s attempt %d: %s", record.stage, record.attempt, record.outcome)
 
@@ -261,6 +272,7 @@ def _handle_fault(
     fault: ProviderFault,
     faults: int,
     common: dict[str, Any],
+    timing: DispatchTiming,
     retry: RetryPolicy,
     recorder: DispatchRecorder,
     new_records: list[DispatchRecord],
@@ -278,7 +290,7 @@ def _handle_fault(
     }
     delay = retry.delay_s(faults, fault.retry_after_s)
     if not fault.retryable or faults > retry.max_retries:
-        _store(recorder, new_records, DispatchRecord(**fields, outcome="provider_error"))
+        _store(recorder, new_records, DispatchRecord(**fields, outcome="provider_error"), timing)
         if not fault.retryable:
             raise fault
         raise ModelError(
@@ -294,12 +306,13 @@ def _handle_fault(
         record = DispatchRecord(
             **fields, outcome="retry_pending", retry_in_s=delay, retry_at=retry_at
         )
-        _store(recorder, new_records, record)
+        _store(recorder, new_records, record, timing)
         raise _pending(stage, attempt, retry_at, delay, resumed_early=False)
     _store(
         recorder,
         new_records,
         DispatchRecord(**fields, outcome="provider_error", retry_in_s=delay, retry_at=retry_at),
+        timing,
     )
     sleep(delay)
 

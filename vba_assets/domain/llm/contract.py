@@ -10,15 +10,17 @@ inputs always give the same bytes (protocol v1 and v2 alike).
 Only stdlib, pydantic and ``rfc8785`` (the canonical-JSON serializer) are used here: no IO.
 """
 
-import hashlib
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-import rfc8785
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+from vba_assets.domain.base import StrictModel
+from vba_assets.domain.canonical import canonical_bytes, content_hash
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema
+from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.errors import ErrorCode, ModelError
 
 STAGE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
@@ -32,30 +34,21 @@ Finish = Literal[
 Outcome = Literal["accepted", "rejected", "provider_error", "retry_pending"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def canonical_json(value: Any) -> bytes:
-    """RFC 8785 canonical JSON: the bytes request hashes are built on."""
-    return bytes(rfc8785.dumps(value))
-
-
 # --- requests -------------------------------------------------------------------------------------
 
 
-class ChatMessage(_Frozen):
+class ChatMessage(StrictModel):
     """One provider-neutral chat turn; providers map it to their wire format."""
 
     role: Literal["user", "assistant"]
     content: str = Field(min_length=1)
 
 
-class ModelRequest(_Frozen):
+class ModelRequest(StrictModel):
     """Everything a stage asks of a model; byte-reproducible from the frozen revision input."""
 
     stage: str = Field(pattern=STAGE_PATTERN, description="e.g. 'resolution_plan'.")
-    protocol_version: Literal[1, 2]
+    protocol_version: ProtocolVersion
     system: str
     messages: tuple[ChatMessage, ...] = Field(min_length=1)
     output_name: str = Field(pattern=OUTPUT_NAME_PATTERN, description="Tool / output name.")
@@ -76,17 +69,17 @@ class ModelRequest(_Frozen):
 
     def sha256(self, messages: Sequence[ChatMessage] | None = None) -> str:
         """Hash of the canonical request of one attempt: the replay key."""
-        return hashlib.sha256(canonical_json(self.document(messages))).hexdigest()
+        return content_hash(self.document(messages))
 
 
 def schema_text(schema: dict[str, Any]) -> str:
     """The canonical JSON text of a schema, as protocol v2 shows it to the model."""
-    return canonical_json(schema).decode("utf-8")
+    return canonical_bytes(schema).decode("utf-8")
 
 
 def build_request(
     stage: str,
-    protocol_version: Literal[1, 2],
+    protocol_version: ProtocolVersion,
     system: str,
     user_content: str,
     output_model: type[BaseModel],
@@ -98,17 +91,15 @@ def build_request(
     stage_context: dict[str, Any] | None = None,
     dialect: SchemaDialect = "json_schema",
 ) -> ModelRequest:
-    """Build the request of one stage. v2 appends the output schema to the user message; v1 not.
+    """Build the request of one stage. From v2 on the output schema ends the user message.
 
     The same arguments always give the same request bytes (:meth:`ModelRequest.sha256`), which is
     how a replay rebuilds the requests of a revision frozen at either protocol version.
     """
     schema = provider_schema(output_model, dialect=dialect)
     content = user_content
-    if protocol_version == 2:
+    if protocol(protocol_version).schema_in_message:
         content = f"{user_content}\n\n{SCHEMA_HEADING}\n\n{schema_text(schema)}"
-    elif protocol_version != 1:
-        raise ValueError(f"unknown protocol_version {protocol_version!r}")
     return ModelRequest(
         stage=stage,
         protocol_version=protocol_version,
@@ -126,22 +117,14 @@ def build_request(
 # --- replies, faults and validation ---------------------------------------------------------------
 
 
-class ValidationIssue(_Frozen):
-    """One reason a reply was rejected: a stable code, a JSON pointer and a message."""
-
-    code: ErrorCode
-    path: str = ""
-    message: str
-
-
-class TokenUsage(_Frozen):
+class TokenUsage(StrictModel):
     input: int | None = None
     output: int | None = None
     cache_creation: int | None = None
     cache_read: int | None = None
 
 
-class ProviderReply(_Frozen):
+class ProviderReply(StrictModel):
     """What one provider HTTP request returned (secrets already redacted by the provider)."""
 
     status_code: int = 200
@@ -208,10 +191,10 @@ def json_pointer(location: Sequence[str | int]) -> str:
     return "".join(f"/{part}" for part in parts)
 
 
-def issues_from_validation_error(exc: ValidationError) -> list[ValidationIssue]:
+def issues_from_validation_error(exc: ValidationError) -> list[Finding]:
     """pydantic errors as ``LLM_OUTPUT_SCHEMA`` issues (message and location only, no input)."""
     return [
-        ValidationIssue(
+        Finding(
             code=ErrorCode.LLM_OUTPUT_SCHEMA,
             path=json_pointer(error["loc"]),
             message=error["msg"],
@@ -221,7 +204,7 @@ def issues_from_validation_error(exc: ValidationError) -> list[ValidationIssue]:
 
 
 def model_validator_for(
-    model_cls: type[Any], rules: Callable[[Any], list[ValidationIssue]] | None = None
+    model_cls: type[Any], rules: Callable[[Any], list[Finding]] | None = None
 ) -> Callable[[Any], Any]:
     """A ``validate`` callable: the pydantic schema first, then the stage's own ``rules``."""
 
@@ -239,7 +222,7 @@ def model_validator_for(
 # --- records --------------------------------------------------------------------------------------
 
 
-class RejectedRecord(_Frozen):
+class RejectedRecord(StrictModel):
     """``rejected/<stage>-<n>.json``: a rejected reply with its body, finish and error codes."""
 
     stage: str
@@ -250,25 +233,38 @@ class RejectedRecord(_Frozen):
     response_body: str | None
     output_text: str | None
     text: str | None
-    issues: tuple[ValidationIssue, ...]
+    issues: tuple[Finding, ...]
 
 
-class DispatchRecord(_Frozen):
-    """``dispatches/<stage>-<n>.json``: one model request and what came of it. Never a secret."""
+class DispatchTiming(StrictModel):
+    """When one attempt was sent and how long it took: recorded beside the record, not in it."""
 
-    record_version: Literal[1] = 1
+    started_at: datetime
+    elapsed_ms: float
+
+
+class DispatchRecord(StrictModel):
+    """``dispatches/<stage>-<n>.json``: one model request and what came of it. Never a secret.
+
+    ``record_version`` 1 (protocol v1/v2) holds ``started_at`` and ``elapsed_ms``; version 2
+    (protocol v3 on) holds no wall-clock value: its timing is in the ``dispatched``/``rejected``
+    event of ``events.jsonl`` (:class:`DispatchTiming`), so the same request and reply give the
+    same bytes on any day.
+    """
+
+    record_version: Literal[1, 2] = 1
     stage: str
     attempt: int = Field(ge=1, description="1-based, per stage, across invocations.")
     provider: str
     model: str
     parameters: dict[str, Any]
-    protocol_version: Literal[1, 2]
+    protocol_version: ProtocolVersion
     output_name: str
     base_request_sha256: str = Field(description="Hash of the stage request before corrections.")
     request_sha256: str = Field(description="Hash of this attempt's neutral request (replay key).")
     request: dict[str, Any] = Field(description="The exact body sent to the provider.")
-    started_at: datetime
-    elapsed_ms: float
+    started_at: datetime | None = Field(default=None, exclude_if=lambda value: value is None)
+    elapsed_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     outcome: Outcome
     status_code: int | None = None
     response_body: str | None = None
@@ -280,7 +276,7 @@ class DispatchRecord(_Frozen):
     request_id: str | None = None
     response_id: str | None = None
     provider_retries: int = 0
-    issues: tuple[ValidationIssue, ...] = ()
+    issues: tuple[Finding, ...] = ()
     error: dict[str, Any] | None = None
     retry_in_s: float | None = None
     retry_at: datetime | None = None

@@ -13,7 +13,8 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import Field
 
-from vba_assets.domain.llm.contract import DispatchRecord, _Frozen
+from vba_assets.domain.base import StrictModel
+from vba_assets.domain.llm.contract import DispatchRecord, DispatchTiming
 from vba_assets.errors import ErrorCode, ModelError
 
 T = TypeVar("T")
@@ -25,7 +26,9 @@ T = TypeVar("T")
 class DispatchRecorder(Protocol):
     """Where dispatch records go (the case package; a list in tests) and come back from."""
 
-    def record(self, record: DispatchRecord) -> None: ...
+    def record(self, record: DispatchRecord, timing: DispatchTiming) -> None:
+        """Keep ``record``, and ``timing`` beside it (never inside a protocol v3 record)."""
+        ...
 
     def history(self, stage: str) -> Sequence[DispatchRecord]:
         """Every record of ``stage`` so far, in attempt order (for resume)."""
@@ -37,15 +40,14 @@ class InMemoryRecorder:
     """A :class:`DispatchRecorder` that keeps records in a list."""
 
     records: list[DispatchRecord] = field(default_factory=list)
+    timings: list[DispatchTiming] = field(default_factory=list)
 
-    def record(self, record: DispatchRecord) -> None:
+    def record(self, record: DispatchRecord, timing: DispatchTiming) -> None:
         self.records.append(record)
+        self.timings.append(timing)
 
     def history(self, stage: str) -> Sequence[DispatchRecord]:
         return [r for r in self.records if r.stage == stage]
-
-    def next_attempt(self, stage: str) -> int:
-        return next_attempt_number(self.history(stage))
 
 
 def next_attempt_number(history: Sequence[DispatchRecord]) -> int:
@@ -55,7 +57,7 @@ def next_attempt_number(history: Sequence[DispatchRecord]) -> int:
 # --- policies -------------------------------------------------------------------------------------
 
 
-class RetryPolicy(_Frozen):
+class RetryPolicy(StrictModel):
     """Retries of provider faults (408/409/429/5xx/529, timeouts, connection errors)."""
 
     max_retries: int = Field(default=4, ge=0, le=20, description="Consecutive faults retried.")
@@ -72,7 +74,7 @@ class RetryPolicy(_Frozen):
         return float(min(self.backoff_cap_s, self.backoff_base_s * 2 ** (fault_number - 1)))
 
 
-class StagePolicy(_Frozen):
+class StagePolicy(StrictModel):
     max_invalid_responses: int = Field(default=3, ge=1, le=10)
     exhaustion_code: ErrorCode = ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES
     retry: RetryPolicy = Field(default_factory=RetryPolicy)

@@ -13,8 +13,10 @@ import hashlib
 from collections.abc import Sequence
 from typing import Literal, get_args
 
+from vba_assets.domain.base import StrictModel
 from vba_assets.domain.llm.call import EMPTY_REPLY_PLACEHOLDER, correction_message
-from vba_assets.domain.llm.contract import DispatchRecord, _Frozen
+from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.protocol import protocol
 
 Lifecycle = Literal[
     "static", "per_revision", "per_case", "per_stage", "per_attempt", "provider_injected"
@@ -36,7 +38,7 @@ def message_slot(index: int) -> str:
     return f"message:{index}"
 
 
-class ContextItem(_Frozen):
+class ContextItem(StrictModel):
     """One labelled piece of a request, with the exact text of one insertion.
 
     ``source`` names where the text comes from: ``prompts/<version>/...`` (package data, hashed in
@@ -72,13 +74,14 @@ def correction_items(
     """
     items: list[ContextItem] = []
     for number, record in enumerate(rejected):
+        spec = protocol(record.protocol_version)
         artifact = f"{rejected_dir}/{record.stage}-{record.attempt}.json"
         reply = record.output_text or record.text or ""
         field = "output_text" if record.output_text else "text"
         index = first_message + 2 * number
         rounds = [
             ("reply", f"{artifact}#/{field}", reply if reply.strip() else EMPTY_REPLY_PLACEHOLDER),
-            ("correction", f"{artifact}#/issues", correction_message(record.issues)),
+            ("correction", f"{artifact}#/issues", correction_message(record.issues, spec)),
         ]
         items += [
             ContextItem(

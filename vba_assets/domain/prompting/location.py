@@ -14,7 +14,8 @@ Pure: stdlib and pydantic only.
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from vba_assets.domain.llm.contract import DispatchRecord, canonical_json
+from vba_assets.domain.canonical import canonical_bytes
+from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.prompting.items import (
     FIELD_SLOT,
     SYSTEM_SLOT,
@@ -43,7 +44,7 @@ def _leaves(value: Any, path: str, group: int, out: list[BodyChannel]) -> None:
     """Structured data as channels: string leaves; schemas and stage data whole, as JSON."""
     key = path.rsplit(".", 1)[-1]
     if isinstance(value, dict | list) and (key.endswith("schema") or key == _STAGE_DATA):
-        out.append(BodyChannel(path, FIELD_SLOT, None, group, canonical_json(value).decode()))
+        out.append(BodyChannel(path, FIELD_SLOT, None, group, canonical_bytes(value).decode()))
     elif isinstance(value, dict):
         for name in sorted(value):
             _leaves(value[name], f"{path}.{name}" if path else name, group, out)
@@ -51,7 +52,7 @@ def _leaves(value: Any, path: str, group: int, out: list[BodyChannel]) -> None:
         for index, element in enumerate(value):
             _leaves(element, f"{path}[{index}]", group, out)
     else:
-        text = value if isinstance(value, str) else canonical_json(value).decode()
+        text = value if isinstance(value, str) else canonical_bytes(value).decode()
         out.append(BodyChannel(path, FIELD_SLOT, None, group, text))
 
 

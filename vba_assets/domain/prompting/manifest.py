@@ -33,7 +33,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage, _Frozen
+from vba_assets.domain.base import StrictModel
+from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
 from vba_assets.domain.prompting.items import (
     CACHEABLE,
     FIELD_SLOT,
@@ -58,12 +59,12 @@ def estimate_tokens(chars: int) -> int:
     return math.ceil(chars / 4)
 
 
-class Placement(_Frozen):
+class Placement(StrictModel):
     channel: str
     offset: int
 
 
-class ManifestItem(_Frozen):
+class ManifestItem(StrictModel):
     name: str
     lifecycle: Lifecycle
     source: str
@@ -75,7 +76,7 @@ class ManifestItem(_Frozen):
     placements: tuple[Placement, ...]
 
 
-class ManifestChannel(_Frozen):
+class ManifestChannel(StrictModel):
     """One text field of the sent body (``system``, ``messages[0].content``, ``tools[0].name``)."""
 
     channel: str
@@ -86,7 +87,7 @@ class ManifestChannel(_Frozen):
     sha256: str
 
 
-class ContextManifest(_Frozen):
+class ContextManifest(StrictModel):
     """``dispatches/<stage>-<n>.manifest.json``: what one sent request held, item by item."""
 
     manifest_version: Literal[1] = 1

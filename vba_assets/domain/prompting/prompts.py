@@ -40,6 +40,9 @@ PROMPT_NAMES = (
 )
 #: The version a new revision freezes. Started revisions keep the version in their frozen input.
 CURRENT_PROMPT_VERSION = "v1"
+#: The protocol version whose rules each prompt version's few-shot examples were written for (and
+#: are validated by): a rule added later never re-judges a locked example.
+EXAMPLES_PROTOCOL: dict[str, int] = {"v1": 1}
 LOCK_NAME = "LOCK.json"
 EXAMPLES_DIR = "examples"
 _VERSION = re.compile(r"^v[1-9][0-9]{0,3}$")
@@ -67,6 +70,11 @@ class PromptSet:
     instructions: Mapping[str, str]
     examples: Mapping[str, tuple[PromptExample, ...]]
     files: Mapping[str, str]  # relative path -> sha256
+
+    @property
+    def protocol_version(self) -> int:
+        """The protocol the examples of this version satisfy (see :data:`EXAMPLES_PROTOCOL`)."""
+        return EXAMPLES_PROTOCOL[self.version]
 
     def instruction(self, prompt: str) -> str:
         return self.instructions[prompt]

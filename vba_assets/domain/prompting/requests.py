@@ -21,18 +21,18 @@ from the same pieces as the request text, so they cannot drift from it.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.contract import (
     SCHEMA_HEADING,
     ModelRequest,
     build_request,
-    canonical_json,
     model_validator_for,
     schema_text,
 )
@@ -61,6 +61,7 @@ from vba_assets.domain.prompting.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
@@ -74,7 +75,6 @@ SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
 OUTPUT_NAME_SOURCE = "vba_assets/domain/llm/contract.py#build_request"
 STAGE_CONTEXT_SOURCE = "ModelRequest.stage_context"
 
-ProtocolVersion = Literal[1, 2]
 PLAN_STAGE = "resolution_plan"
 ASSESSMENT_STAGE = "resolution_assessment"
 INTERPRETATION_STAGE = "interpretation"
@@ -107,24 +107,25 @@ class ExampleStage(NamedTuple):
     validate: Callable[[Any], Any]
 
 
-def example_stage(example: PromptExample) -> ExampleStage:
-    """Rebuild an example's stage context from its frozen inputs, with its stage's validator."""
+def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
+    """Rebuild an example's stage context from its frozen inputs, with its stage's validator
+    under ``spec`` (the protocol the example's prompt version was written for)."""
     data = example.data
     case = data["case"]
     if example.prompt == PLAN_STAGE:
         catalogs = [CatalogConfig.model_validate(c) for c in data["catalogs"]]
         context: Any = plan_stage_context(case, catalogs, data["max_searches"])
-        return ExampleStage(context, plan_validator(case, catalogs, data["max_searches"]))
+        return ExampleStage(context, plan_validator(case, catalogs, data["max_searches"], spec))
     if example.prompt == ASSESSMENT_STAGE:
         plan = ResolutionPlanOutput.model_validate(data["plan"])
         index = CandidateIndex.model_validate(data["candidate_index"])
         context = assessment_stage_context(case, plan, index)
-        return ExampleStage(context, assessment_validator(case, plan, index))
+        return ExampleStage(context, assessment_validator(case, plan, index, spec))
     resolution = data.get("resolution") if example.prompt == "interpretation_resolved" else None
     context = interpretation_stage_context(
         case, ResolutionContext.model_validate(resolution) if resolution else None
     )
-    return ExampleStage(context, interpretation_validator(context))
+    return ExampleStage(context, interpretation_validator(context, spec))
 
 
 class _Stage(NamedTuple):
@@ -165,7 +166,7 @@ def _system_pieces(prompts: PromptSet, prompt: str) -> Pieces:
             render_example(
                 number,
                 example.title,
-                text_of(render(example_stage(example).context)),
+                text_of(render(example_stage(example, protocol(prompts.protocol_version)).context)),
                 example.data["output"],
             ),
             prompts.files.get(example.path),
@@ -173,11 +174,6 @@ def _system_pieces(prompts: PromptSet, prompt: str) -> Pieces:
         for number, example in enumerate(prompts.examples_for(prompt), start=1)
     ]
     return system_pieces(instructions, examples)
-
-
-def system_prompt(prompts: PromptSet, prompt: str) -> str:
-    """The instructions of ``prompt`` followed by its examples (static per prompt version)."""
-    return text_of(_system_pieces(prompts, prompt))
 
 
 def _prompt_of(context: BaseModel) -> str:
@@ -213,7 +209,7 @@ def _layout(
     schema_json = schema_text(schema)
     schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
     message = list(user)
-    if protocol_version == 2:  # as build_request does: the schema block ends the user message
+    if protocol(protocol_version).schema_in_message:  # as build_request: the schema ends it
         heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
         message += [
             *glue("\n\n"),
@@ -243,7 +239,7 @@ def _layout(
 
 def _stage_data(context: BaseModel) -> str:
     """A stage context as the canonical JSON a neutral request carries in ``stage_context``."""
-    return canonical_json(context.model_dump(mode="json")).decode("utf-8")
+    return canonical_bytes(context.model_dump(mode="json")).decode("utf-8")
 
 
 def _request(
@@ -364,19 +360,26 @@ def _not_built_here(request: ModelRequest, why: str) -> ModelError:
 
 
 def plan_validator(
-    case_doc: Mapping[str, Any], catalogs: Sequence[CatalogConfig], max_searches: int
+    case_doc: Mapping[str, Any],
+    catalogs: Sequence[CatalogConfig],
+    max_searches: int,
+    spec: ProtocolSpec,
 ) -> Callable[[Any], Any]:
-    """``validate`` for model call 1: the plan schema, then ``resolution_rules.validate_plan``."""
+    """``validate`` for model call 1: the plan schema, then the plan rules of ``spec``."""
     return model_validator_for(
-        ResolutionPlanOutput, lambda plan: validate_plan(plan, case_doc, catalogs, max_searches)
+        ResolutionPlanOutput,
+        lambda plan: validate_plan(plan, case_doc, catalogs, max_searches, spec),
     )
 
 
 def assessment_validator(
-    case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
+    case_doc: Mapping[str, Any],
+    plan: ResolutionPlanOutput,
+    candidate_index: CandidateIndex,
+    spec: ProtocolSpec,
 ) -> Callable[[Any], Any]:
-    """``validate`` for model call 2: the schema, then ``resolution_rules.validate_assessment``."""
+    """``validate`` for model call 2: the schema, then the assessment rules of ``spec``."""
     return model_validator_for(
         ResolutionAssessmentOutput,
-        lambda assessment: validate_assessment(assessment, candidate_index, plan, case_doc),
+        lambda assessment: validate_assessment(assessment, candidate_index, plan, case_doc, spec),
     )

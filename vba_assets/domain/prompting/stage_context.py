@@ -10,9 +10,10 @@ so a replayed revision rebuilds it byte for byte.
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from vba_assets.config import CatalogConfig
+from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.catalog.world import Scalar
@@ -27,11 +28,7 @@ from vba_assets.domain.resolution.models import (
 from vba_assets.errors import ErrorCode, StoreError
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class SourceView(_Frozen):
+class SourceView(StrictModel):
     """A case source as the model sees it (unreadable sources carry no text)."""
 
     alias: str
@@ -42,7 +39,7 @@ class SourceView(_Frozen):
     unreadable_reason: str | None = None
 
 
-class CatalogView(_Frozen):
+class CatalogView(StrictModel):
     """A catalog the plan may name; tables and columns are never shown."""
 
     name: str
@@ -50,7 +47,7 @@ class CatalogView(_Frozen):
     kind: Literal["name", "localized_name"]
 
 
-class PlanStageContext(_Frozen):
+class PlanStageContext(StrictModel):
     """Model call 1: the readable sources and the catalogs."""
 
     stage: Literal["resolution_plan"] = "resolution_plan"
@@ -61,7 +58,7 @@ class PlanStageContext(_Frozen):
     roles: list[SearchRole] = Field(default_factory=lambda: list(SEARCH_ROLES))
 
 
-class CandidateView(_Frozen):
+class CandidateView(StrictModel):
     """One ranked candidate of a search, with its capture row."""
 
     candidate_id: str
@@ -77,7 +74,7 @@ class CandidateView(_Frozen):
     )
 
 
-class SearchView(_Frozen):
+class SearchView(StrictModel):
     """One executed search and its candidates."""
 
     search_id: str
@@ -90,7 +87,7 @@ class SearchView(_Frozen):
     candidates: list[CandidateView]
 
 
-class AssessmentStageContext(_Frozen):
+class AssessmentStageContext(StrictModel):
     """Model call 2: the sources and every search with its candidates."""
 
     stage: Literal["resolution_assessment"] = "resolution_assessment"
@@ -99,7 +96,7 @@ class AssessmentStageContext(_Frozen):
     searches: list[SearchView]
 
 
-class CaseHeader(_Frozen):
+class CaseHeader(StrictModel):
     """Case facts the interpretation needs besides the sources."""
 
     case_id: str
@@ -110,7 +107,7 @@ class CaseHeader(_Frozen):
     )
 
 
-class InterpretationStageContext(_Frozen):
+class InterpretationStageContext(StrictModel):
     """Model call 3: the frozen case plus, when resolution ran, its F/N/D aliases."""
 
     stage: Literal["interpretation"] = "interpretation"

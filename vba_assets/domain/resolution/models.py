@@ -10,17 +10,18 @@ Two kinds of models live here:
   :class:`ResolutionContext`): written by the controller, never by a model.
 
 The rules that go beyond the schema (grounding, limits, candidate membership) are in
-``resolution_rules.py``; they produce :class:`~vba_assets.domain.llm.contract.ValidationIssue` lists
+``resolution_rules.py``; they produce :class:`~vba_assets.domain.llm.contract.Finding` lists
 that feed the correction loop.
 """
 
 import typing
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from vba_assets.domain.base import StrictModel
 from vba_assets.domain.catalog.matching import RankedCandidate
-from vba_assets.domain.catalog.world import SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.world import SearchResult
 
 #: The contextual roles a search may give a name. A role is a model's contextual reading of the
 #: report, never evidence of cause.
@@ -33,15 +34,11 @@ SELECTION_ROLE_LABEL: Literal["model_contextual_selection_not_causation"] = (
 )
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
 # --------------------------------------------------------------------------------------------
 # Model output: the plan (model call 1)
 
 
-class MentionCitation(_Strict):
+class MentionCitation(StrictModel):
     """An exact span of a readable case source."""
 
     source: str = Field(description="Source alias from the case, e.g. 'S2'.", pattern=r"^S[0-9]+$")
@@ -54,7 +51,7 @@ class MentionCitation(_Strict):
     end: int = Field(ge=1, description="Offset just past the span's last character (exclusive).")
 
 
-class ProposedSearch(_Strict):
+class ProposedSearch(StrictModel):
     """One literal name search the controller may run."""
 
     term: str = Field(
@@ -73,7 +70,7 @@ class ProposedSearch(_Strict):
     )
 
 
-class ResolutionPlanOutput(_Strict):
+class ResolutionPlanOutput(StrictModel):
     """Model call 1: the grounded searches to run. An empty list is valid (no entity named)."""
 
     searches: list[ProposedSearch] = Field(
@@ -85,14 +82,14 @@ class ResolutionPlanOutput(_Strict):
 # Model output: the assessment (model call 2)
 
 
-class EvidenceQuote(_Strict):
+class EvidenceQuote(StrictModel):
     """Report context that supports a decision, beyond the bare name."""
 
     source: str = Field(pattern=r"^S[0-9]+$")
     quote: str = Field(min_length=1, max_length=500, description="Exact text from that source.")
 
 
-class SearchAssessmentOutput(_Strict):
+class SearchAssessmentOutput(StrictModel):
     """The verdict on one search."""
 
     search_id: str = Field(pattern=r"^Q[0-9]+$", description="The search, e.g. 'Q1'.")
@@ -121,7 +118,7 @@ class SearchAssessmentOutput(_Strict):
     rationale: str = Field(min_length=1, max_length=1000)
 
 
-class ResolutionAssessmentOutput(_Strict):
+class ResolutionAssessmentOutput(StrictModel):
     """Model call 2: exactly one verdict per search."""
 
     assessments: list[SearchAssessmentOutput]
@@ -131,31 +128,20 @@ class ResolutionAssessmentOutput(_Strict):
 # Controller artifacts
 
 
-class ResolutionInput(_Strict):
-    """``entity-resolution/input.json``: the frozen input and policy of one revision."""
+class CaptureArtifact(StrictModel):
+    """``captures/<sha256>.json``: one executed search, content-addressed.
 
-    schema_version: Literal[1] = 1
-    status: Literal["enabled", "disabled"]
-    protocol_version: Literal[1, 2]
-    prompt_version: str
-    case_sha256: str
-    catalogs: list[dict[str, object]] = Field(description="The catalog configs, frozen.")
-    snapshot: SnapshotBinding | None
-    max_searches: int
-    max_candidates: int
-    max_invalid_responses: int
+    ``schema_version`` 1 (protocol v1/v2) holds the query time in ``result.elapsed_ms``; version 2
+    holds none (it is in the ``captured`` event).
+    """
 
-
-class CaptureArtifact(_Strict):
-    """``captures/<sha256>.json``: one executed search, content-addressed."""
-
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1, 2] = 1
     search_id: str
     search: ProposedSearch
     result: SearchResult
 
 
-class SearchCandidates(_Strict):
+class SearchCandidates(StrictModel):
     """The ranked candidates of one search, each pointing to its capture row."""
 
     search_id: str
@@ -169,14 +155,14 @@ class SearchCandidates(_Strict):
     candidate_ids: list[str]
 
 
-class CandidateIndex(_Strict):
+class CandidateIndex(StrictModel):
     """``candidates.json``: the deterministic merge of the captures."""
 
     schema_version: Literal[1] = 1
     searches: list[SearchCandidates]
 
 
-class FactAlias(_Strict):
+class FactAlias(StrictModel):
     """``F<n>``: a captured technical lookup fact."""
 
     alias: str
@@ -188,7 +174,7 @@ class FactAlias(_Strict):
     rows: int
 
 
-class SelectedEntityAlias(_Strict):
+class SelectedEntityAlias(StrictModel):
     """``N<n>``: a model-selected entity with exact capture-row provenance."""
 
     alias: str
@@ -205,7 +191,7 @@ class SelectedEntityAlias(_Strict):
     role_label: Literal["model_contextual_selection_not_causation"] = SELECTION_ROLE_LABEL
 
 
-class UnresolvedIdentityAlias(_Strict):
+class UnresolvedIdentityAlias(StrictModel):
     """``D<n>``: an identity the resolution could not settle."""
 
     alias: str
@@ -218,7 +204,7 @@ class UnresolvedIdentityAlias(_Strict):
     assessment_pointer: str
 
 
-class ResolutionContext(_Strict):
+class ResolutionContext(StrictModel):
     """``context.json``: F, N and D aliases added to the interpretation context (not to case.json)."""
 
     schema_version: Literal[1] = 1

@@ -1,17 +1,19 @@
 """The controller's rules for plans and assessments (ARCHITECTURE 6.1 and 6.4). Pure.
 
-Each validator returns a list of :class:`ValidationIssue`; an empty list means accepted. The issues go
-back to the model verbatim in the correction message, so they name the offending field (a JSON pointer)
-and say what to do instead.
+Each validator returns a list of :class:`Finding`; an empty list means accepted. Every rule has its
+own code (``PLAN_*``, ``ASSESSMENT_*``, ``CITATION_*``; the versions that introduced them are in
+:data:`vba_assets.domain.protocol.RULES`). The findings go back to the model verbatim in the
+correction message, so they name the offending field (a JSON pointer), the search or mention they
+concern, and say what to do instead.
 """
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
-from vba_assets.domain.llm.contract import ValidationIssue
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS, fold
+from vba_assets.domain.findings import Finding
+from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     MentionCitation,
@@ -22,11 +24,9 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.errors import ErrorCode
 
-_RULES = ErrorCode.LLM_OUTPUT_RULES
 
-
-def _issue(path: str, message: str) -> ValidationIssue:
-    return ValidationIssue(code=_RULES, path=path, message=message)
+def _issue(code: ErrorCode, path: str, message: str, subject: str | None = None) -> Finding:
+    return Finding(code=code, path=path, message=message, subject=subject)
 
 
 def readable_sources(case_doc: Mapping[str, Any]) -> dict[str, str]:
@@ -38,30 +38,43 @@ def readable_sources(case_doc: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFC", text).casefold()
-
-
 def _has_format_control(text: str) -> bool:
     return any(ord(char) in FORMAT_CONTROL_CODEPOINTS for char in text)
 
 
+def mention_label(mention: MentionCitation) -> str:
+    """``S3[10:27]``: how findings name a mention."""
+    return f"{mention.source}[{mention.start}:{mention.end}]"
+
+
 def check_mention(
-    mention: MentionCitation, sources: Mapping[str, str], path: str, all_aliases: Sequence[str]
-) -> list[ValidationIssue]:
-    """A mention must be an exact, visible span of a readable source."""
+    mention: MentionCitation,
+    sources: Mapping[str, str],
+    path: str,
+    all_aliases: Sequence[str],
+    owner: str | None = None,
+) -> list[Finding]:
+    """A mention must be an exact, visible span of a readable source (``owner``: its search)."""
+    subject = f"{owner} {mention_label(mention)}" if owner else mention_label(mention)
     if mention.source not in sources:
         state = "is not readable" if mention.source in all_aliases else "does not exist"
         return [
-            _issue(f"{path}/source", f"source {mention.source} {state}; cite a readable source")
+            _issue(
+                ErrorCode.CITATION_SOURCE_UNREADABLE,
+                f"{path}/source",
+                f"source {mention.source} {state}; cite a readable source",
+                subject,
+            )
         ]
     text = sources[mention.source]
     if mention.end <= mention.start or mention.end > len(text):
         return [
             _issue(
+                ErrorCode.CITATION_SPAN_OUT_OF_RANGE,
                 f"{path}/end",
                 f"span [{mention.start}, {mention.end}) is outside {mention.source} "
                 f"({len(text)} characters)",
+                subject,
             )
         ]
     span = text[mention.start : mention.end]
@@ -70,17 +83,21 @@ def check_mention(
         hint = f"; that quote starts at offset {found}" if found >= 0 else ""
         return [
             _issue(
+                ErrorCode.CITATION_SPAN_MISMATCH,
                 f"{path}/quote",
                 f"{mention.source}[{mention.start}:{mention.end}] is {span!r}, not "
                 f"{mention.quote!r}{hint}",
+                subject,
             )
         ]
     if _has_format_control(span):
         return [
             _issue(
+                ErrorCode.CITATION_INVISIBLE_CHARACTER,
                 f"{path}/quote",
                 "the span contains an invisible zero-width or bidi control character; "
                 "a grounded span never crosses one",
+                subject,
             )
         ]
     return []
@@ -91,153 +108,205 @@ def validate_plan(
     case_doc: Mapping[str, Any],
     catalogs: Sequence[CatalogConfig],
     max_searches: int,
-) -> list[ValidationIssue]:
-    """Grounding rules of 6.1: every term occurs in every span it cites; catalogs are configured."""
+    spec: ProtocolSpec,
+) -> list[Finding]:
+    """Grounding rules of 6.1 (those of ``spec``'s version): every term occurs in every span it
+    cites; catalogs are configured."""
+    return [
+        f for f in _plan_findings(plan, case_doc, catalogs, max_searches) if spec.applies(f.code)
+    ]
+
+
+def _plan_findings(
+    plan: ResolutionPlanOutput,
+    case_doc: Mapping[str, Any],
+    catalogs: Sequence[CatalogConfig],
+    max_searches: int,
+) -> list[Finding]:
     sources = readable_sources(case_doc)
     aliases = [source["alias"] for source in case_doc.get("sources", [])]
     catalog_names = {catalog.name for catalog in catalogs}
-    issues: list[ValidationIssue] = []
+    issues: list[Finding] = []
     if len(plan.searches) > max_searches:
         issues.append(
-            _issue("/searches", f"{len(plan.searches)} searches proposed; at most {max_searches}")
+            _issue(
+                ErrorCode.PLAN_TOO_MANY_SEARCHES,
+                "/searches",
+                f"{len(plan.searches)} searches proposed; at most {max_searches}",
+            )
         )
     seen: dict[tuple[str, str], int] = {}
     for index, search in enumerate(plan.searches):
-        path = f"/searches/{index}"
+        path, sid = f"/searches/{index}", f"Q{index + 1}"
         if search.catalog not in catalog_names:
             issues.append(
                 _issue(
+                    ErrorCode.PLAN_CATALOG_UNKNOWN,
                     f"{path}/catalog",
                     f"unknown catalog {search.catalog!r}; use one of {sorted(catalog_names)}",
+                    sid,
                 )
             )
         if search.term != search.term.strip() or any(c in search.term for c in "\n\r\t"):
-            issues.append(_issue(f"{path}/term", "a term is one line without outer whitespace"))
+            issues.append(
+                _issue(
+                    ErrorCode.PLAN_TERM_MALFORMED,
+                    f"{path}/term",
+                    "a term is one line without outer whitespace",
+                    sid,
+                )
+            )
         if _has_format_control(search.term):
             issues.append(
-                _issue(f"{path}/term", "the term contains a zero-width or bidi control character")
+                _issue(
+                    ErrorCode.PLAN_TERM_MALFORMED,
+                    f"{path}/term",
+                    "the term contains a zero-width or bidi control character",
+                    sid,
+                )
             )
-        key = (_fold(search.term), search.catalog)
+        key = (fold(search.term), search.catalog)
         if key in seen:
             issues.append(
                 _issue(
+                    ErrorCode.PLAN_DUPLICATE_SEARCH,
                     f"{path}/term",
                     f"duplicate of /searches/{seen[key]} (same term and catalog)",
+                    sid,
                 )
             )
         seen.setdefault(key, index)
         for m_index, mention in enumerate(search.mentions):
             m_path = f"{path}/mentions/{m_index}"
-            mention_issues = check_mention(mention, sources, m_path, aliases)
+            mention_issues = check_mention(mention, sources, m_path, aliases, sid)
             issues.extend(mention_issues)
-            if not mention_issues and _fold(search.term) not in _fold(mention.quote):
+            if not mention_issues and fold(search.term) not in fold(mention.quote):
                 issues.append(
                     _issue(
+                        ErrorCode.PLAN_TERM_NOT_IN_QUOTE,
                         f"{path}/term",
                         f"term {search.term!r} does not occur in the cited quote "
                         f"{mention.quote!r}; search only names the report itself contains",
+                        f"{sid} {mention_label(mention)}",
                     )
                 )
     return issues
 
 
-def _assessment_issues(
+def _selection_issues(
     verdict: SearchAssessmentOutput,
     search: SearchCandidates,
     mentions: Sequence[MentionCitation],
     sources: Mapping[str, str],
     path: str,
-) -> list[ValidationIssue]:
+) -> list[Finding]:
+    sid = search.search_id
     ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
-    issues: list[ValidationIssue] = []
-    if verdict.status == "selected":
-        if search.truncated:
-            return [
-                _issue(
-                    f"{path}/status",
-                    f"{search.search_id} was truncated (more rows matched than were captured): "
-                    "it cannot produce a unique selection; answer 'ambiguous'",
-                )
-            ]
-        candidate = ids.get(verdict.candidate_id or "")
-        if candidate is None:
-            return [
-                _issue(
-                    f"{path}/candidate_id",
-                    f"{verdict.candidate_id!r} is not a candidate of {search.search_id}; "
-                    f"choose one of {search.candidate_ids} or answer 'ambiguous'/'no_match'",
-                )
-            ]
-        if verdict.capture != search.capture_alias:
+    if search.truncated:
+        return [
+            _issue(
+                ErrorCode.ASSESSMENT_TRUNCATED_SELECTION,
+                f"{path}/status",
+                f"{sid} was truncated (more rows matched than were captured): "
+                "it cannot produce a unique selection; answer 'ambiguous'",
+                sid,
+            )
+        ]
+    candidate = ids.get(verdict.candidate_id or "")
+    if candidate is None:
+        return [
+            _issue(
+                ErrorCode.ASSESSMENT_NOT_A_CANDIDATE,
+                f"{path}/candidate_id",
+                f"{verdict.candidate_id!r} is not a candidate of {sid}; "
+                f"choose one of {search.candidate_ids} or answer 'ambiguous'/'no_match'",
+                sid,
+            )
+        ]
+    issues: list[Finding] = []
+    if verdict.capture != search.capture_alias:
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_WRONG_CAPTURE,
+                f"{path}/capture",
+                f"the capture of {sid} is {search.capture_alias}",
+                sid,
+            )
+        )
+    if verdict.capture_row != candidate.source_index:
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_WRONG_CAPTURE,
+                f"{path}/capture_row",
+                f"{verdict.candidate_id} is row {candidate.source_index} of {search.capture_alias}",
+                sid,
+            )
+        )
+    if verdict.mention is None or verdict.mention not in mentions:
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_MENTION_NOT_CITED,
+                f"{path}/mention",
+                f"cite one of the mentions of {sid} exactly",
+                sid,
+            )
+        )
+    if not verdict.evidence:
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_NO_EVIDENCE,
+                f"{path}/evidence",
+                "a selection needs report context, not a similar name",
+                sid,
+            )
+        )
+    for e_index, evidence in enumerate(verdict.evidence):
+        text = sources.get(evidence.source)
+        if text is None or evidence.quote not in text:
             issues.append(
                 _issue(
-                    f"{path}/capture",
-                    f"the capture of {search.search_id} is {search.capture_alias}",
+                    ErrorCode.CITATION_QUOTE_NOT_FOUND,
+                    f"{path}/evidence/{e_index}",
+                    f"quote not found verbatim in readable source {evidence.source}",
+                    sid,
                 )
             )
-        if verdict.capture_row != candidate.source_index:
-            issues.append(
-                _issue(
-                    f"{path}/capture_row",
-                    f"{verdict.candidate_id} is row {candidate.source_index} of "
-                    f"{search.capture_alias}",
-                )
+    if verdict.evidence and all(
+        fold(e.quote).strip() in {fold(candidate.name), fold(search.term)} for e in verdict.evidence
+    ):
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_NO_EVIDENCE,
+                f"{path}/evidence",
+                "the evidence is only the name itself; cite the context that identifies it",
+                sid,
             )
-        if verdict.mention is None or verdict.mention not in mentions:
-            issues.append(
-                _issue(f"{path}/mention", f"cite one of the mentions of {search.search_id} exactly")
+        )
+    return issues
+
+
+def _abstention_issues(
+    verdict: SearchAssessmentOutput, search: SearchCandidates, path: str
+) -> list[Finding]:
+    sid = search.search_id
+
+    def issue(field: str, message: str) -> Finding:
+        return _issue(ErrorCode.ASSESSMENT_STATUS_FIELDS, f"{path}/{field}", message, sid)
+
+    issues: list[Finding] = []
+    if verdict.candidate_id is not None or verdict.capture is not None:
+        issues.append(issue("candidate_id", f"'{verdict.status}' selects no candidate"))
+    unknown = [c for c in verdict.competing_candidate_ids if c not in search.candidate_ids]
+    if unknown:
+        issues.append(issue("competing_candidate_ids", f"{unknown} are not candidates of {sid}"))
+    if verdict.status == "ambiguous" and search.candidates and not verdict.competing_candidate_ids:
+        issues.append(
+            issue(
+                "competing_candidate_ids", "'ambiguous' names the candidates that remain possible"
             )
-        if not verdict.evidence:
-            issues.append(
-                _issue(f"{path}/evidence", "a selection needs report context, not a similar name")
-            )
-        for e_index, evidence in enumerate(verdict.evidence):
-            text = sources.get(evidence.source)
-            if text is None or evidence.quote not in text:
-                issues.append(
-                    _issue(
-                        f"{path}/evidence/{e_index}",
-                        f"quote not found verbatim in readable source {evidence.source}",
-                    )
-                )
-        if verdict.evidence and all(
-            _fold(e.quote).strip() in {_fold(candidate.name), _fold(search.term)}
-            for e in verdict.evidence
-        ):
-            issues.append(
-                _issue(
-                    f"{path}/evidence",
-                    "the evidence is only the name itself; cite the context that identifies it",
-                )
-            )
-    else:
-        if verdict.candidate_id is not None or verdict.capture is not None:
-            issues.append(
-                _issue(f"{path}/candidate_id", f"'{verdict.status}' selects no candidate")
-            )
-        unknown = [c for c in verdict.competing_candidate_ids if c not in ids]
-        if unknown:
-            issues.append(
-                _issue(
-                    f"{path}/competing_candidate_ids",
-                    f"{unknown} are not candidates of {search.search_id}",
-                )
-            )
-        if (
-            verdict.status == "ambiguous"
-            and search.candidates
-            and not verdict.competing_candidate_ids
-        ):
-            issues.append(
-                _issue(
-                    f"{path}/competing_candidate_ids",
-                    "'ambiguous' names the candidates that remain possible",
-                )
-            )
-        if verdict.status == "no_match" and verdict.competing_candidate_ids:
-            issues.append(
-                _issue(f"{path}/competing_candidate_ids", "'no_match' lists no candidates")
-            )
+        )
+    if verdict.status == "no_match" and verdict.competing_candidate_ids:
+        issues.append(issue("competing_candidate_ids", "'no_match' lists no candidates"))
     return issues
 
 
@@ -246,30 +315,52 @@ def validate_assessment(
     index: CandidateIndex,
     plan: ResolutionPlanOutput,
     case_doc: Mapping[str, Any],
-) -> list[ValidationIssue]:
-    """Rules of 6.4: each search assessed once; selections are real candidates with citations."""
+    spec: ProtocolSpec,
+) -> list[Finding]:
+    """Rules of 6.4 (those of ``spec``'s version): each search assessed once; selections are real
+    candidates with citations."""
     sources = readable_sources(case_doc)
     by_id = {search.search_id: search for search in index.searches}
     mentions = {
         f"Q{number}": search.mentions for number, search in enumerate(plan.searches, start=1)
     }
-    issues: list[ValidationIssue] = []
+    issues: list[Finding] = []
     seen: set[str] = set()
     for position, verdict in enumerate(assessment.assessments):
-        path = f"/assessments/{position}"
-        if verdict.search_id not in by_id:
-            issues.append(_issue(f"{path}/search_id", f"unknown search {verdict.search_id}"))
+        path, sid = f"/assessments/{position}", verdict.search_id
+        if sid not in by_id:
+            issues.append(
+                _issue(
+                    ErrorCode.ASSESSMENT_UNKNOWN_SEARCH,
+                    f"{path}/search_id",
+                    f"unknown search {sid}",
+                    sid,
+                )
+            )
             continue
-        if verdict.search_id in seen:
-            issues.append(_issue(f"{path}/search_id", f"{verdict.search_id} is assessed twice"))
+        if sid in seen:
+            issues.append(
+                _issue(
+                    ErrorCode.ASSESSMENT_DUPLICATE_SEARCH,
+                    f"{path}/search_id",
+                    f"{sid} is assessed twice",
+                    sid,
+                )
+            )
             continue
-        seen.add(verdict.search_id)
-        issues += _assessment_issues(
-            verdict, by_id[verdict.search_id], mentions[verdict.search_id], sources, path
-        )
+        seen.add(sid)
+        if verdict.status == "selected":
+            issues += _selection_issues(verdict, by_id[sid], mentions[sid], sources, path)
+        else:
+            issues += _abstention_issues(verdict, by_id[sid], path)
     missing = [search_id for search_id in by_id if search_id not in seen]
     if missing:
         issues.append(
-            _issue("/assessments", f"every search must be assessed once; missing {missing}")
+            _issue(
+                ErrorCode.ASSESSMENT_MISSING_SEARCH,
+                "/assessments",
+                f"every search must be assessed once; missing {missing}",
+                ", ".join(missing),
+            )
         )
-    return issues
+    return [finding for finding in issues if spec.applies(finding.code)]

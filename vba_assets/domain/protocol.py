@@ -1,0 +1,170 @@
+"""Stage protocol versions: how a revision's requests, rules and artifacts are built.
+
+A revision freezes its protocol version when it starts (``input.json``). Everything that decides
+the bytes of a request, whether a reply is accepted, or what an artifact holds is chosen by that
+version, so a revision keeps replaying byte for byte and verifying under the rules it was made
+with, whatever was added later. A new rule, a new wording or a new artifact format is a new
+version here; an old version is never changed.
+
+=======  =====================================================================================
+version  what it changed
+=======  =====================================================================================
+1        the first protocol: the output schema reaches the model only through the provider's
+         output channel (tool / response format)
+2        the output schema also ends the user message (providers in ``json_object`` mode receive
+         no schema otherwise)
+3        content without timing: captures and dispatch records hold no wall-clock values (query
+         time, ``started_at``, ``elapsed_ms`` go to ``events.jsonl``), so the same case, replies
+         and snapshot give byte-identical artifacts in any workspace; correction rounds name each
+         rule by its own code instead of ``LLM_OUTPUT_RULES``
+=======  =====================================================================================
+
+:data:`RULES` records which version introduced each rule of the three model stages; a validator
+run for a revision reports only the rules of its version (:meth:`ProtocolSpec.applies`).
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+from vba_assets.errors import ErrorCode, StoreError
+
+ProtocolVersion = Literal[1, 2, 3]
+#: The version a new revision freezes.
+CURRENT_PROTOCOL_VERSION: ProtocolVersion = 3
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of a model stage: its code, the version that introduced it and what it demands."""
+
+    code: ErrorCode
+    since: int
+    stage: str
+    summary: str
+
+
+def _rules(stage: str, since: int, *rules: tuple[ErrorCode, str]) -> dict[ErrorCode, Rule]:
+    return {code: Rule(code, since, stage, summary) for code, summary in rules}
+
+
+_CITATIONS = (
+    (ErrorCode.CITATION_SOURCE_UNREADABLE, "a citation names an existing, readable source"),
+    (ErrorCode.CITATION_SPAN_OUT_OF_RANGE, "a span lies inside its source"),
+    (ErrorCode.CITATION_SPAN_MISMATCH, "the quote is exactly the text at its offsets"),
+    (ErrorCode.CITATION_INVISIBLE_CHARACTER, "a span never crosses a zero-width or bidi control"),
+    (ErrorCode.CITATION_QUOTE_NOT_FOUND, "a quote occurs verbatim in the source it cites"),
+)
+
+#: Every stage rule and the protocol version that introduced it.
+RULES: dict[ErrorCode, Rule] = {
+    **_rules("any", 1, *_CITATIONS),
+    **_rules(
+        "resolution_plan",
+        1,
+        (ErrorCode.PLAN_TOO_MANY_SEARCHES, "at most max_searches searches"),
+        (ErrorCode.PLAN_CATALOG_UNKNOWN, "every catalog is a configured catalog"),
+        (ErrorCode.PLAN_TERM_MALFORMED, "a term is one visible line without outer whitespace"),
+        (ErrorCode.PLAN_DUPLICATE_SEARCH, "no duplicate (term, catalog) pair"),
+        (ErrorCode.PLAN_TERM_NOT_IN_QUOTE, "the term occurs in every quote it cites"),
+    ),
+    **_rules(
+        "resolution_assessment",
+        1,
+        (ErrorCode.ASSESSMENT_UNKNOWN_SEARCH, "every verdict names a search of the plan"),
+        (ErrorCode.ASSESSMENT_DUPLICATE_SEARCH, "a search is assessed once"),
+        (ErrorCode.ASSESSMENT_MISSING_SEARCH, "every search is assessed"),
+        (ErrorCode.ASSESSMENT_TRUNCATED_SELECTION, "a truncated search selects nothing"),
+        (ErrorCode.ASSESSMENT_NOT_A_CANDIDATE, "a selection is a candidate of its own search"),
+        (ErrorCode.ASSESSMENT_WRONG_CAPTURE, "a selection cites its capture and capture row"),
+        (ErrorCode.ASSESSMENT_MENTION_NOT_CITED, "a selection cites one of its search's mentions"),
+        (ErrorCode.ASSESSMENT_NO_EVIDENCE, "a selection cites report context beyond the name"),
+        (ErrorCode.ASSESSMENT_STATUS_FIELDS, "ambiguous/no_match carry the fields of their kind"),
+    ),
+    **_rules(
+        "interpretation",
+        1,
+        (ErrorCode.INTERPRETATION_REF_UNKNOWN, "every ref and citation names an existing alias"),
+        (ErrorCode.INTERPRETATION_REF_NOT_SET, "a mention of an N/D alias references it"),
+        (ErrorCode.INTERPRETATION_ALIAS_REPEATED, "an alias is listed once"),
+        (ErrorCode.INTERPRETATION_MENTION_UNSUPPORTED, "an entity cites one of its own mentions"),
+        (ErrorCode.INTERPRETATION_SELECTION_NOT_RETAINED, "every selected entity is retained"),
+        (
+            ErrorCode.INTERPRETATION_UNRESOLVED_NOT_RETAINED,
+            "every unresolved identity is an unknown",
+        ),
+        (
+            ErrorCode.INTERPRETATION_AMBIGUOUS_CERTAIN_SUBJECT,
+            "an ambiguous report states no affected subject as certain",
+        ),
+        (
+            ErrorCode.INTERPRETATION_QUEST_GIVER_AS_SUBJECT,
+            "a quest giver is never the only affected subject",
+        ),
+        (ErrorCode.INTERPRETATION_CITATION_UNKNOWN, "an observation cites a source of this case"),
+        (ErrorCode.INTERPRETATION_CAUSAL_WORDING, "no causal or diagnostic wording"),
+        (
+            ErrorCode.INTERPRETATION_RELATIVE_DATE_IN_RESTATEMENT,
+            "the restatement has no unresolved relative date",
+        ),
+        (ErrorCode.INTERPRETATION_SUBTASK_NOT_QUESTION, "a sub-task is a question"),
+        (ErrorCode.INTERPRETATION_CLARIFICATION, "an ambiguous report asks one question"),
+        (ErrorCode.INTERPRETATION_DATE_MISMATCH, "a date equals the controller's resolution"),
+        (ErrorCode.INTERPRETATION_DATE_UNRESOLVED, "an unresolvable date is null and an unknown"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """What one protocol version decides.
+
+    Attributes:
+        version: The number frozen in a revision's ``input.json``.
+        schema_in_message: The output schema ends the user message (v2 and later).
+        timing_in_content: Captures and dispatch records carry wall-clock values (v1, v2).
+        generic_rule_code: Correction rounds name every rule ``LLM_OUTPUT_RULES`` (v1, v2).
+    """
+
+    version: ProtocolVersion
+    schema_in_message: bool
+    timing_in_content: bool
+    generic_rule_code: bool
+
+    def applies(self, code: ErrorCode) -> bool:
+        """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
+        rule = RULES.get(code)
+        return rule is None or rule.since <= self.version
+
+    def correction_code(self, code: ErrorCode) -> ErrorCode:
+        """The code a correction round shows the model for a finding with ``code``."""
+        return ErrorCode.LLM_OUTPUT_RULES if self.generic_rule_code and code in RULES else code
+
+
+PROTOCOLS: dict[int, ProtocolSpec] = {
+    1: ProtocolSpec(1, schema_in_message=False, timing_in_content=True, generic_rule_code=True),
+    2: ProtocolSpec(2, schema_in_message=True, timing_in_content=True, generic_rule_code=True),
+    3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
+}
+
+
+def protocol(version: int) -> ProtocolSpec:
+    """The spec of ``version``.
+
+    Raises:
+        StoreError: ``PROTOCOL_VERSION_UNKNOWN`` for a version this release does not know (a
+            revision made by a newer release, or a damaged input).
+    """
+    spec = PROTOCOLS.get(version)
+    if spec is None:
+        raise StoreError(
+            ErrorCode.PROTOCOL_VERSION_UNKNOWN,
+            f"protocol version {version!r} is unknown to this release (known: "
+            f"{sorted(PROTOCOLS)}); the revision was made by a newer release or is damaged",
+            protocol_version=version,
+        )
+    return spec
+
+
+def current_protocol() -> ProtocolSpec:
+    """The spec a new revision freezes (:data:`CURRENT_PROTOCOL_VERSION`)."""
+    return protocol(CURRENT_PROTOCOL_VERSION)
