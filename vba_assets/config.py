@@ -174,7 +174,8 @@ class ProjectConfig(StrictModel):
         return list(self.entity_resolution.catalogs) if self.entity_resolution else []
 
 
-def _first_error_key(exc: ValidationError) -> str:
+def first_error_key(exc: ValidationError) -> str:
+    """The dotted location of a validation error's first problem (``<root>`` for the document)."""
     error = exc.errors()[0]
     return ".".join(str(part) for part in error["loc"]) or "<root>"
 
@@ -196,7 +197,7 @@ def parse_project_config(data: dict[str, Any], *, base_dir: Path, source: str) -
     try:
         return ProjectConfig.model_validate(data)
     except ValidationError as exc:
-        key = _first_error_key(exc)
+        key = first_error_key(exc)
         reason = exc.errors()[0]["msg"]
         raise ConfigError(
             ErrorCode.CONFIG_INVALID, f"{source}: {key}: {reason}", key=key, source=source

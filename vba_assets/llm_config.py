@@ -9,31 +9,18 @@ is refused. Error messages never echo a value that could be a secret.
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from vba_assets.config import read_toml
+from resources.llm.registry import DEFAULT_PROVIDER, PROVIDERS, ResponseFormat
+from vba_assets.config import first_error_key, read_toml
 from vba_assets.domain.llm.policy import RetryPolicy
+from vba_assets.domain.llm.schemas import SchemaDialect
 from vba_assets.errors import ConfigError, ErrorCode
 
-#: Every provider name a config may select. ``resources.llm.PROVIDER_FACTORIES`` maps the names to
-#: implementations; a valid name without an installed implementation fails when it is built.
-PROVIDER_NAMES = ("anthropic", "openai_compatible", "replay", "heuristic")
-ProviderName = Literal["anthropic", "openai_compatible", "replay", "heuristic"]
-ResponseFormat = Literal["tool_use", "json_object", "text"]
-
-DEFAULT_PROVIDER: ProviderName = "heuristic"
-DEFAULT_API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY"}
-DEFAULT_RESPONSE_FORMAT: dict[str, ResponseFormat] = {
-    "anthropic": "tool_use",
-    "openai_compatible": "json_object",
-}
-ALLOWED_RESPONSE_FORMATS: dict[str, tuple[str, ...]] = {
-    "anthropic": ("tool_use",),
-    "openai_compatible": ("json_object", "text"),
-}
-NETWORK_PROVIDERS = ("anthropic", "openai_compatible")
+#: Every provider name a config may select (``resources/llm/registry.py`` is the one list).
+PROVIDER_NAMES = tuple(PROVIDERS)
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 _URL = re.compile(r"^https?://[^\s/@?#]+(/[^\s?#]*)?$")
@@ -44,7 +31,7 @@ class LlmConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    provider: ProviderName = DEFAULT_PROVIDER
+    provider: str = DEFAULT_PROVIDER
     model: str | None = Field(default=None, min_length=1, max_length=200)
     api_key_env: str | None = Field(
         default=None, description="Name of the environment variable that holds the API key."
@@ -71,13 +58,20 @@ class LlmConfig(BaseModel):
                 "file; put the key in an environment variable and name it in api_key_env",
                 key="api_key",
             )
-        provider = data.get("provider", DEFAULT_PROVIDER)
-        if isinstance(provider, str):
-            if provider in DEFAULT_API_KEY_ENV:
-                data.setdefault("api_key_env", DEFAULT_API_KEY_ENV[provider])
-            if provider in DEFAULT_RESPONSE_FORMAT:
-                data.setdefault("response_format", DEFAULT_RESPONSE_FORMAT[provider])
+        spec = PROVIDERS.get(str(data.get("provider", DEFAULT_PROVIDER)))
+        if spec is not None:
+            if spec.api_key_env:
+                data.setdefault("api_key_env", spec.api_key_env)
+            if spec.response_formats:
+                data.setdefault("response_format", spec.response_formats[0])
         return data
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        if value not in PROVIDERS:
+            raise ValueError(f"must be one of {', '.join(map(repr, PROVIDERS))}")
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -104,14 +98,15 @@ class LlmConfig(BaseModel):
         def fail(key: str, reason: str) -> ConfigError:
             return ConfigError(ErrorCode.CONFIG_INVALID, f"{self.source}: {key}: {reason}", key=key)
 
-        if self.provider in NETWORK_PROVIDERS and self.model is None:
+        spec = PROVIDERS[self.provider]
+        if spec.network and self.model is None:
             raise fail("model", f"required for provider {self.provider!r}")
-        if self.provider == "openai_compatible" and self.base_url is None:
-            raise fail("base_url", "required for provider 'openai_compatible'")
-        allowed = ALLOWED_RESPONSE_FORMATS.get(self.provider)
-        if allowed is None and self.response_format is not None:
+        if spec.requires_base_url and self.base_url is None:
+            raise fail("base_url", f"required for provider {self.provider!r}")
+        allowed = spec.response_formats
+        if not allowed and self.response_format is not None:
             raise fail("response_format", f"provider {self.provider!r} takes no response_format")
-        if allowed is not None and self.response_format not in allowed:
+        if allowed and self.response_format not in allowed:
             raise fail(
                 "response_format",
                 f"provider {self.provider!r} supports {', '.join(map(repr, allowed))}",
@@ -121,22 +116,27 @@ class LlmConfig(BaseModel):
         return self
 
 
-def _first_error_key(exc: ValidationError) -> str:
-    error = exc.errors()[0]
-    return ".".join(str(part) for part in error["loc"]) or "<root>"
-
-
 def parse_llm_config(data: dict[str, Any], *, source: str) -> LlmConfig:
     """Validate a parsed TOML document (``source`` names it in errors)."""
     try:
         return LlmConfig.model_validate({**data, "source": source})
     except ValidationError as exc:
-        key = _first_error_key(exc)
+        key = first_error_key(exc)
         error = exc.errors()[0]
         reason = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
         raise ConfigError(
             ErrorCode.CONFIG_INVALID, f"{source}: {key}: {reason}", key=key, source=source
         ) from None
+
+
+def schema_dialect(config: LlmConfig) -> SchemaDialect:
+    """How output schemas are shaped for the configured provider (frozen with each revision)."""
+    return PROVIDERS[config.provider].schema_dialect
+
+
+def model_name(config: LlmConfig) -> str:
+    """The model a revision records: the configured one, or ``vba-<provider>`` for local ones."""
+    return config.model or f"vba-{config.provider}"
 
 
 def load_llm_config(path: Path | str | None = None) -> LlmConfig:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from resources.llm import PROVIDER_FACTORIES, build_provider
+from resources.llm import build_provider
 from resources.llm.base import ProviderFactory, ProviderOptions
 from resources.llm.heuristic import (
     HEURISTIC_MODEL,
@@ -149,9 +149,8 @@ def test_from_config_is_a_registry_factory() -> None:
     provider = factory(LlmConfig(), ProviderOptions(catalogs=CATALOGS))
     assert isinstance(provider, HeuristicProvider) and provider.name == "heuristic"
     assert LlmConfig().provider == "heuristic"  # the default the demo runs with
-    if "heuristic" in PROVIDER_FACTORIES:  # once the registry lists it (resources/llm/__init__)
-        built = build_provider(LlmConfig(), ProviderOptions(catalogs=CATALOGS))
-        assert isinstance(built, HeuristicProvider)
+    built = build_provider(LlmConfig(), ProviderOptions(catalogs=CATALOGS))
+    assert isinstance(built, HeuristicProvider)
 
 
 class CountingAccessor:

@@ -54,11 +54,10 @@ from vba_assets.evaluation.report import (
     write_results,
 )
 from vba_assets.intake import import_report
-from vba_assets.llm_config import LlmConfig, load_llm_config
+from vba_assets.llm_config import LlmConfig, load_llm_config, model_name
 from vba_assets.pipeline.artifacts import load_assessment, load_candidate_index, load_plan
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.pipeline.recorder import revision_records
-from vba_assets.pipeline.revision import model_name
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import CasePackage, Workspace
 

@@ -19,12 +19,11 @@ from vba_assets.domain.catalog.world import SnapshotBinding
 from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
 from vba_assets.domain.llm.policy import DispatchBudget
-from vba_assets.domain.llm.schemas import SchemaDialect
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError, VbaError
-from vba_assets.llm_config import LlmConfig
+from vba_assets.llm_config import LlmConfig, model_name, schema_dialect
 from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
 from vba_assets.store import CasePackage
 from vba_assets.store.layout import CASE_JSON, RevisionLayout
@@ -53,15 +52,6 @@ class RevisionEnv:
     def frozen(self) -> FrozenRevision:
         """The read-only view of this revision (see :func:`load_frozen`)."""
         return load_frozen(self.package, self.revision)
-
-
-def model_name(llm: LlmConfig) -> str:
-    return llm.model or f"vba-{llm.provider}"
-
-
-def schema_dialect(llm: LlmConfig) -> SchemaDialect:
-    """The schema transform the configured provider needs (frozen with the revision)."""
-    return "anthropic" if llm.provider == "anthropic" else "json_schema"
 
 
 # --- freezing -------------------------------------------------------------------------------------

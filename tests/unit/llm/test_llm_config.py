@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from resources.llm import PROVIDER_FACTORIES, ProviderOptions, build_provider
+from resources.llm import PROVIDERS, ProviderOptions, build_provider
 from resources.llm.anthropic_provider import AnthropicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
 from vba_assets.domain.llm.policy import RetryPolicy
@@ -48,7 +48,7 @@ def test_the_example_documents_and_sets_every_key() -> None:
 def test_defaults_select_the_heuristic_provider_without_a_key() -> None:
     config = load_llm_config(None)
     assert config.provider == "heuristic" and config.api_key_env is None
-    assert set(PROVIDER_NAMES) == {*PROVIDER_FACTORIES, "heuristic"}
+    assert tuple(PROVIDERS) == PROVIDER_NAMES
 
 
 def test_provider_defaults() -> None:
@@ -130,14 +130,10 @@ def test_openai_compatible_builds_without_a_key_unless_one_is_named() -> None:
         build_provider(named, ProviderOptions(env={"K": "  "}))
 
 
-def test_a_valid_provider_without_an_installed_factory_is_a_clear_config_error(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import resources.llm as llm
-
-    monkeypatch.delitem(llm.PROVIDER_FACTORIES, "heuristic")
+def test_a_valid_provider_without_an_installed_factory_is_a_clear_config_error() -> None:
+    registry = {name: spec for name, spec in PROVIDERS.items() if name != "heuristic"}
     with pytest.raises(ConfigError) as raised:
-        build_provider(load_llm_config(None), ProviderOptions(env={}))
+        build_provider(load_llm_config(None), ProviderOptions(env={}), registry=registry)
     assert raised.value.detail["key"] == "provider"
     assert "'heuristic' is not installed" in raised.value.message
 

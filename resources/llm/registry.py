@@ -1,0 +1,64 @@
+"""The one provider registry: the names a config accepts, their defaults and how to build them.
+
+Adding a provider is one module (a class with ``name``, ``wire_request``, ``send`` and a factory
+``from_config(LlmConfig, ProviderOptions)``) plus one :class:`ProviderSpec` here; the LLM config
+(``vba_assets/llm_config.py``) validates names, defaults and options against this table, and
+:func:`resources.llm.build_provider` imports the factory only when the provider is built (so
+loading a config never imports an SDK).
+"""
+
+from dataclasses import dataclass
+from typing import Literal
+
+from vba_assets.domain.llm.schemas import SchemaDialect
+
+ResponseFormat = Literal["tool_use", "json_object", "text"]
+
+
+@dataclass(frozen=True)
+class ProviderSpec:
+    """One provider.
+
+    Attributes:
+        name: What ``provider`` in an LLM config selects.
+        factory: ``module:Class.method`` building it from ``(LlmConfig, ProviderOptions)``.
+        network: Sends requests over HTTP: needs ``model`` (and may need a key).
+        api_key_env: The default environment variable of its API key (None: no key by default).
+        response_formats: The ``response_format`` values it takes; the first is the default.
+        requires_base_url: ``base_url`` must be set (a self-hosted server).
+        schema_dialect: How output schemas are shaped for it (frozen with each revision).
+    """
+
+    name: str
+    factory: str
+    network: bool = False
+    api_key_env: str | None = None
+    response_formats: tuple[ResponseFormat, ...] = ()
+    requires_base_url: bool = False
+    schema_dialect: SchemaDialect = "json_schema"
+
+
+PROVIDERS: dict[str, ProviderSpec] = {
+    spec.name: spec
+    for spec in (
+        ProviderSpec(
+            "anthropic",
+            "resources.llm.anthropic_provider:AnthropicProvider.from_config",
+            network=True,
+            api_key_env="ANTHROPIC_API_KEY",
+            response_formats=("tool_use",),
+            schema_dialect="anthropic",
+        ),
+        ProviderSpec(
+            "openai_compatible",
+            "resources.llm.openai_compatible:OpenAICompatibleProvider.from_config",
+            network=True,
+            response_formats=("json_object", "text"),
+            requires_base_url=True,
+        ),
+        ProviderSpec("replay", "resources.llm.replay:ReplayProvider.from_config"),
+        ProviderSpec("heuristic", "resources.llm.heuristic:HeuristicProvider.from_config"),
+    )
+}
+#: What a config without ``provider`` selects: the deterministic local baseline (no key).
+DEFAULT_PROVIDER = "heuristic"
