@@ -274,6 +274,18 @@ def test_demo_documented_differences(demo_pair: tuple[WorldDatabase, WorldDataba
         assert set(ids(sqlite, term, loc, 200)) <= set(ids(mariadb, term, loc, 200)), term
 
 
+def test_demo_mariadb_is_searched_without_any_index(demo_pair: tuple[WorldDatabase, WorldDatabase]) -> None:  # fmt: skip
+    """The operator's MariaDB is never indexed or altered: the plain contains search, always."""
+    sqlite, mariadb = demo_pair
+    for catalog in ("creature_name", "creature_localized_name"):
+        maria = mariadb.contains_search(catalog, "Wolpertinger", 8)
+        lite = sqlite.contains_search(catalog, "Wolpertinger", 8)
+        assert "vba_trigram" not in maria.sql and "index_pattern" not in maria.parameters
+        assert "vba_trigram" in lite.sql  # the embedded demo DB answers from its trigram index
+        assert [r.identity for r in maria.rows] == [r.identity for r in lite.rows]
+    assert {c["search_index"]["kind"] for c in mariadb.describe()["catalogs"]} == {"none"}
+
+
 def test_demo_writes_as_reader_fail(demo_pair: tuple[WorldDatabase, WorldDatabase]) -> None:
     _, mariadb = demo_pair
     assert attempt_writes(mariadb) == WRITES + WRITES
