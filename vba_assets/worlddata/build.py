@@ -98,7 +98,7 @@ def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
         ) from None
     tables = manifest.get("tables") if isinstance(manifest, dict) else None
     expected = {table.name for table in WORLD_TABLES}
-    if not isinstance(tables, dict) or set(tables) != expected:
+    if not isinstance(manifest, dict) or not isinstance(tables, dict) or set(tables) != expected:
         raise _invalid(
             f"{MANIFEST_NAME} must describe exactly the tables {sorted(expected)}",
             file=MANIFEST_NAME,
