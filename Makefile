@@ -43,6 +43,7 @@ test-fast: install
 lint: install
 	$(BIN)/ruff check vba_assets resources tests bench scripts
 	$(BIN)/ruff format --check vba_assets resources tests bench scripts
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy

@@ -13,13 +13,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from resources.llm.registry import DEFAULT_PROVIDER, PROVIDERS, ResponseFormat
 from vba_assets.config import first_error_key, read_toml
 from vba_assets.domain.llm.policy import RetryPolicy
 from vba_assets.domain.llm.schemas import SchemaDialect
 from vba_assets.errors import ConfigError, ErrorCode
+from vba_assets.provider_registry import DEFAULT_PROVIDER, PROVIDERS, ResponseFormat
 
-#: Every provider name a config may select (``resources/llm/registry.py`` is the one list).
+#: Every provider name a config may select (``vba_assets/provider_registry.py`` is the one list).
 PROVIDER_NAMES = tuple(PROVIDERS)
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")

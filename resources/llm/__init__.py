@@ -1,6 +1,6 @@
 """The model providers (ARCHITECTURE 8) and :func:`build_provider`, which builds one from a config.
 
-The providers are listed once, in :data:`resources.llm.registry.PROVIDERS`: a provider is a class
+The providers are listed once, in :data:`vba_assets.provider_registry.PROVIDERS`: a provider is a class
 with ``name``, ``wire_request`` and ``send`` (:class:`~vba_assets.domain.llm.contract.Provider`)
 plus a factory ``(LlmConfig, ProviderOptions) -> Provider``. The correction loop does not change
 when one is added. Provider modules are imported only when their provider is built.
@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import cast
 
 from resources.llm.base import ProviderFactory, ProviderOptions
-from resources.llm.registry import PROVIDERS, ProviderSpec
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
+from vba_assets.provider_registry import PROVIDERS, ProviderSpec
 
 
 def provider_factory(spec: ProviderSpec) -> ProviderFactory:

@@ -38,17 +38,75 @@ def test_hostile_text_is_data_searched_literally_and_everything_validates(tmp_pa
         for mention in search["mentions"]:
             assert "\u200b" not in mention["quote"] and "\u202e" not in mention["quote"]
     for relpath in package.list_dir(f"{ER}/captures"):
-        capture = package.read_json(relpath)["result"]
-        # the term travels only as a bound parameter, escaped for LIKE
-        assert capture["term"] not in capture["sql"]
-        assert any(
-            capture["term"].replace("%", "\\%") in str(v) or "\\" in str(v)
-            for v in capture["parameters"].values()
-        )
+        assert_bound_literally(package.read_json(relpath)["result"])
     # nothing in the report can promote an entity the DB did not return for that search
     context = package.read_json(f"{ER}/context.json")
     assert 1 not in [n["identity"] for n in context["selected"]]
     assert verify_revision(package, "0001").ok
+
+
+def like_escaped(term: str) -> str:
+    """The contains pattern of ``term`` with LIKE's escape character '\\' (written out here, not
+    taken from the resource, so the test checks the resource)."""
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def assert_bound_literally(capture: dict[str, object]) -> None:
+    """The term travels only as a bound parameter, every LIKE wildcard in it escaped."""
+    term, sql, parameters = capture["term"], capture["sql"], capture["parameters"]
+    assert isinstance(term, str) and isinstance(sql, str) and isinstance(parameters, dict)
+    assert term not in sql
+    assert parameters["pattern"] == like_escaped(term)
+
+
+def test_wildcards_in_a_planned_term_are_bound_escaped(tmp_path: Path) -> None:
+    """A grounded term holding '%' and '_' is searched as those characters, never as wildcards."""
+    workspace = Workspace(tmp_path / "ws")
+    import_report(workspace, write_report(tmp_path, "BUG-H2", "Wolpertinger gone", HOSTILE_BODY))
+    package = workspace.case("BUG-H2")
+    case_doc = package.read_json("case.json")
+    body = next(s for s in case_doc["sources"] if s["kind"] == "body")
+    term = "100% Wild_Wolpertinger"
+    start = body["text"].index(term)
+    mention = {"source": body["alias"], "quote": term, "start": start, "end": start + len(term)}
+    plan = {
+        "searches": [
+            {
+                "term": t,
+                "catalog": "creature_name",
+                "role": "affected_subject",
+                "mentions": [mention],
+            }
+            for t in (term, "Wild_Wolpertinger")
+        ]
+    }
+    nothing = {
+        "assessments": [
+            {"search_id": f"Q{n}", "status": "no_match", "rationale": "fixture: nothing found"}
+            for n in (1, 2)
+        ]
+    }
+    run_trial(
+        workspace,
+        "BUG-H2",
+        "0001",
+        project_config(tmp_path / "ws"),
+        LLM,
+        stop_after="resolution",
+        max_dispatches=2,
+        provider=ScriptedProvider({"resolution_plan": [plan], "resolution_assessment": [nothing]}),
+    )
+    captures = [package.read_json(r)["result"] for r in package.list_dir(f"{ER}/captures")]
+    assert sorted(c["parameters"]["pattern"] for c in captures) == [
+        "%100\\% Wild\\_Wolpertinger%",
+        "%Wild\\_Wolpertinger%",
+    ]
+    for capture in captures:
+        assert_bound_literally(capture)
+        # no name holds a literal '_' or '%': an unescaped wildcard would have matched
+        # "Wild Wolpertinger" (23487) through '_' standing for the space
+        assert capture["rows"] == []
 
 
 def test_two_runs_of_one_revision_at_once_the_second_fails_fast(tmp_path: Path) -> None:

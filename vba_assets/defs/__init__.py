@@ -1,1 +1,9 @@
 """Dagster wiring only: partitions, assets, checks, sensors, jobs. Logic lives in vba_assets.domain."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "assets",
+    "failures",
+    "partitions",
+    "sensors",
+]

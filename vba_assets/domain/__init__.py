@@ -1,1 +1,34 @@
-"""Pure domain logic: stdlib and pydantic only. Nothing here touches disk, network or Dagster."""
+"""Pure domain logic: stdlib and pydantic only. Nothing here touches disk, network or Dagster.
+
+The layering is enforced by import-linter (``[tool.importlinter]`` in pyproject.toml): nothing here
+imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or ``resources``.
+
+* :mod:`.case`: case ids, report admission, text normalization, the CaseBuilder;
+* :mod:`.catalog`: what the world DB returns, name matching and ranking, the lookup tool;
+* :mod:`.resolution`: the plan and assessment outputs, their rules, candidate index, F/N/D context;
+* :mod:`.interpretation`: the final interpretation's contract and rules;
+* :mod:`.llm`: the provider-neutral model contract and the correction loop;
+* :mod:`.prompting`: versioned prompts, stage contexts, request rendering, context manifests;
+* :mod:`.heuristics`: the deterministic baseline that answers the three model stages;
+* :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
+  :mod:`.findings` (the one finding type), :mod:`.frozen` (a revision's frozen inputs),
+  :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base).
+"""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "base",
+    "canonical",
+    "case",
+    "catalog",
+    "clock",
+    "findings",
+    "frozen",
+    "heuristics",
+    "interpretation",
+    "llm",
+    "prompting",
+    "protocol",
+    "resolution",
+    "stages",
+]

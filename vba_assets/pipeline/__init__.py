@@ -2,3 +2,19 @@
 
 Shared by the Dagster assets (``vba_assets/defs``) and the headless ``vba trial run``.
 """
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "artifacts",
+    "checks",
+    "frozen",
+    "previews",
+    "providers",
+    "recorder",
+    "registry",
+    "replay",
+    "requests",
+    "revision",
+    "stages",
+    "trial",
+]

@@ -8,9 +8,9 @@ configuration. The only writer of those files is :func:`vba_assets.pipeline.revi
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
@@ -20,6 +20,8 @@ from vba_assets.domain.protocol import ProtocolSpec, protocol
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store import CasePackage
 from vba_assets.store.layout import CASE_JSON, RevisionLayout
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ def load_frozen(package: CasePackage, revision: str) -> FrozenRevision:
     return FrozenRevision(package, RevisionLayout(revision))
 
 
-def _read_model(package: CasePackage, relpath: str, model: Any, revision: str) -> Any:
+def _read_model(package: CasePackage, relpath: str, model: type[M], revision: str) -> M:
     if not package.exists(relpath):
         raise StoreError(
             ErrorCode.ARTIFACT_MISSING,

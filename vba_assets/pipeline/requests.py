@@ -9,13 +9,13 @@ under the revision's frozen protocol.
 from collections.abc import Callable
 from typing import Any
 
+from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.contract import ModelRequest
 from vba_assets.domain.prompting.requests import (
     assessment_validator,
     build_assessment_request,
     build_interpretation_request,
     build_plan_request,
-    interpretation_validator,
     plan_validator,
 )
 from vba_assets.domain.prompting.stage_context import (

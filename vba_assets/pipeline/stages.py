@@ -13,8 +13,9 @@ from typing import Any
 
 from vba_assets.domain.canonical import content_hash
 from vba_assets.domain.catalog.world import CatalogSearch, SnapshotBinding
-from vba_assets.domain.llm.call import StagePolicy, run_stage
+from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import Provider
+from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.context import search_ids
 from vba_assets.domain.resolution.models import CaptureArtifact

@@ -25,9 +25,9 @@ from datetime import datetime
 from pathlib import Path
 
 from vba_assets.domain.canonical import canonical_bytes
+from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir
-from vba_assets.store.events import format_timestamp
 
 LOCK_FILE = ".lock"
 

@@ -103,7 +103,8 @@ def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
             f"{MANIFEST_NAME} must describe exactly the tables {sorted(expected)}",
             file=MANIFEST_NAME,
         )
-    return manifest
+    described: dict[str, Any] = manifest
+    return described
 
 
 def column_converter(column: Column[Any]) -> Converter:

@@ -1,1 +1,11 @@
 """The world catalogs: search results, name matching and ranking, the lookup tool (ARCHITECTURE 6.2-6.3, 11)."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "lookup",
+    "lookup_result",
+    "matching",
+    "names",
+    "suggestions",
+    "world",
+]

@@ -12,3 +12,19 @@ replies are labelled as the heuristic's, its rationales name the rule that decid
 module says what it cannot do. Only the injected read-only
 :class:`~vba_assets.domain.catalog.world.CatalogSearch` is used for IO (the planner's gazetteer pass).
 """
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "admission",
+    "assessment",
+    "categories",
+    "gazetteer",
+    "inflection",
+    "interpretation",
+    "lexicon",
+    "planning",
+    "roles",
+    "search_words",
+    "spans",
+    "terms",
+]

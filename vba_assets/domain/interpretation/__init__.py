@@ -1,1 +1,8 @@
 """The interpretation: its output contract, dates and the rules that check it (ARCHITECTURE 7)."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "grounding",
+    "models",
+    "rules",
+]

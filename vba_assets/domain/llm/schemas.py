@@ -147,7 +147,8 @@ def _walk_keywords(node: dict[str, Any], visit: Any) -> dict[str, Any]:
 
 def to_gemini(schema: dict[str, Any]) -> dict[str, Any]:
     """Reduce an inlined schema to the Gemini-style subset (see the module docstring)."""
-    return _gemini_node(schema)
+    reduced: dict[str, Any] = _gemini_node(schema)
+    return reduced
 
 
 def _gemini_node(node: Any) -> Any:

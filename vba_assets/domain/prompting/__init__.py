@@ -1,1 +1,13 @@
 """Prompts and requests: versioned prompt files, stage contexts, rendering, context manifests (ARCHITECTURE 7-8)."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "items",
+    "location",
+    "manifest",
+    "pieces",
+    "prompts",
+    "render",
+    "requests",
+    "stage_context",
+]

@@ -1,1 +1,8 @@
 """Entity resolution: plan and assessment outputs, their rules, the candidate index and F/N/D context (ARCHITECTURE 6)."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "context",
+    "models",
+    "rules",
+]

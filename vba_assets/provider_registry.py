@@ -1,5 +1,8 @@
 """The one provider registry: the names a config accepts, their defaults and how to build them.
 
+It lives beside the LLM config (not in ``resources/llm``) so that loading a config imports no
+provider module: each factory is named by its import path and loaded only when built.
+
 Adding a provider is one module (a class with ``name``, ``wire_request``, ``send`` and a factory
 ``from_config(LlmConfig, ProviderOptions)``) plus one :class:`ProviderSpec` here; the LLM config
 (``vba_assets/llm_config.py``) validates names, defaults and options against this table, and
