@@ -16,6 +16,7 @@ from vba_assets.domain.prompting.prompts import (
     PROMPT_NAMES,
     PromptExample,
     load_prompt_set,
+    lock_text,
     read_lock,
     updated_lock,
     versions_on_disk,
@@ -110,6 +111,25 @@ def test_the_lock_tool_adds_versions_and_never_rewrites_one(prompts_copy: Path) 
     with pytest.raises(ConfigError) as caught:
         updated_lock(prompts_copy)
     assert caught.value.code == ErrorCode.PROMPT_LOCK_MISMATCH
+
+
+def test_a_new_version_holds_only_what_it_changes_and_inherits_the_rest(prompts_copy: Path) -> None:
+    """A two-line VERSION.json and one changed file make a complete, locked version."""
+    (prompts_copy / "v2").mkdir()
+    (prompts_copy / "v2" / "VERSION.json").write_text('{"extends": "v1", "examples_protocol": 4}')
+    (prompts_copy / "v2" / "resolution_plan.md").write_text("# changed\n", encoding="utf-8")
+    document = updated_lock(prompts_copy)
+    (prompts_copy / LOCK_NAME).write_text(lock_text(document), encoding="utf-8")
+    v1, v2 = load_prompt_set("v1", prompts_copy), load_prompt_set("v2", prompts_copy)
+    assert v2.instruction("resolution_plan") == "# changed\n"
+    for prompt in PROMPT_NAMES[1:]:
+        assert v2.instruction(prompt) == v1.instruction(prompt)  # inherited byte for byte
+    assert v2.examples == v1.examples and v2.protocol_version == 4 and v1.protocol_version == 1
+    resolved = set(document["versions"]["v2"]) - {"VERSION.json"}
+    assert resolved == set(document["versions"]["v1"])  # every file, inherited ones included
+    # a change to the base reaches v2 through inheritance, and the lock refuses it there too
+    (prompts_copy / "v1" / "resolution_assessment.md").write_text("# edited in place\n")
+    assert "resolution_assessment.md: changed" in _refusal(prompts_copy, "v2").message
 
 
 # --- the few-shot examples ------------------------------------------------------------------------

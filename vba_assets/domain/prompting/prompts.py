@@ -9,11 +9,17 @@ The prompt text and few-shot examples of every stage live as package data under
     v1/interpretation_unresolved.md  model call 3 without it
     v1/examples/<prompt>-<n>.json    few-shot examples of that prompt, in order of n
 
-``vba_assets/prompts/LOCK.json`` records the sha256 of every file of every version. A released
-version never changes: :func:`load_prompt_set` refuses a version whose files differ from the lock
-(changed, added or removed file), so a revision frozen with ``v1`` always gets the same bytes and a
-replay rebuilds its requests exactly. To change a prompt, copy the version to a new directory
-(``v2``), edit it there and add it to the lock::
+A later version holds only what it changes: its ``VERSION.json`` names the version it
+``extends`` and the protocol its examples were written for (``examples_protocol``); every file it
+does not hold is inherited from the version it extends, byte for byte. ``v1`` has no
+``VERSION.json`` (it extends nothing; its examples satisfy protocol 1).
+
+``vba_assets/prompts/LOCK.json`` records the sha256 of every file of every version, inherited ones
+included. A released version never changes: :func:`load_prompt_set` refuses a version whose
+resolved files differ from the lock (changed, added or removed file, or a change inherited from
+its base), so a revision frozen with ``v1`` always gets the same bytes and a replay rebuilds its
+requests exactly. To change a prompt, make a new version directory with a ``VERSION.json`` and only
+the changed files, then add it to the lock::
 
     python -m vba_assets.domain.prompting.prompts --write   # adds new versions; never rewrites a locked one
 
@@ -40,10 +46,9 @@ PROMPT_NAMES = (
 )
 #: The version a new revision freezes. Started revisions keep the version in their frozen input.
 CURRENT_PROMPT_VERSION = "v1"
-#: The protocol version whose rules each prompt version's few-shot examples were written for (and
-#: are validated by): a rule added later never re-judges a locked example.
-EXAMPLES_PROTOCOL: dict[str, int] = {"v1": 1}
 LOCK_NAME = "LOCK.json"
+#: A version's own description: ``{"extends": "v1", "examples_protocol": 4}``.
+VERSION_FILE = "VERSION.json"
 EXAMPLES_DIR = "examples"
 _VERSION = re.compile(r"^v[1-9][0-9]{0,3}$")
 _EXAMPLE = re.compile(r"^(?P<prompt>[a-z_]+)-(?P<number>[1-9][0-9]{0,2})\.json$")
@@ -70,11 +75,9 @@ class PromptSet:
     instructions: Mapping[str, str]
     examples: Mapping[str, tuple[PromptExample, ...]]
     files: Mapping[str, str]  # relative path -> sha256
-
-    @property
-    def protocol_version(self) -> int:
-        """The protocol the examples of this version satisfy (see :data:`EXAMPLES_PROTOCOL`)."""
-        return EXAMPLES_PROTOCOL[self.version]
+    #: The protocol whose rules this version's few-shot examples satisfy (and are validated by):
+    #: a rule added later never re-judges a locked example.
+    protocol_version: int = 1
 
     def instruction(self, prompt: str) -> str:
         return self.instructions[prompt]
@@ -105,11 +108,45 @@ def _walk(folder: Traversable, prefix: str = "") -> dict[str, bytes]:
     return files
 
 
+def version_meta(root: Traversable, version: str) -> dict[str, Any]:
+    """The version's ``VERSION.json`` (``{}`` for a version without one, like ``v1``)."""
+    path = root.joinpath(version).joinpath(VERSION_FILE)
+    if not path.is_file():
+        return {}
+    try:
+        meta = json.loads(path.read_bytes())
+    except ValueError as exc:
+        raise _fail(
+            ErrorCode.CONFIG_INVALID, f"{version}/{VERSION_FILE} is not JSON: {exc}"
+        ) from None
+    if not isinstance(meta, dict) or set(meta) - {"extends", "examples_protocol", "note"}:
+        raise _fail(
+            ErrorCode.CONFIG_INVALID,
+            f"{version}/{VERSION_FILE} takes 'extends', 'examples_protocol' and 'note'",
+        )
+    return meta
+
+
+def version_files(root: Traversable, version: str, seen: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """Every file of ``version``: its own, and those it inherits from the version it extends."""
+    if version in seen or not _VERSION.match(version) or not root.joinpath(version).is_dir():
+        raise _fail(
+            ErrorCode.PROMPT_VERSION_UNKNOWN,
+            f"prompt version {version!r} is missing or extends itself ({' -> '.join(seen)})",
+            version=version,
+        )
+    base = version_meta(root, version).get("extends")
+    files = version_files(root, str(base), (*seen, version)) if base else {}
+    files.pop(VERSION_FILE, None)
+    files.update(_walk(root.joinpath(version)))
+    return files
+
+
 def version_file_hashes(root: Traversable, version: str) -> dict[str, str]:
-    """``relative path -> sha256`` of every file of ``version`` as it is on disk."""
+    """``relative path -> sha256`` of every file of ``version`` (inherited ones included)."""
     return {
         path: hashlib.sha256(data).hexdigest()
-        for path, data in _walk(root.joinpath(version)).items()
+        for path, data in version_files(root, version).items()
     }
 
 
@@ -185,12 +222,12 @@ def load_prompt_set(version: str, root: Traversable | None = None) -> PromptSet:
     """
     root = root or prompts_root()
     locked = check_version(version, root)
-    folder = root.joinpath(version)
+    files = version_files(root, version)
     instructions: dict[str, str] = {}
     for prompt in PROMPT_NAMES:
         if f"{prompt}.md" not in locked:
             raise _fail(ErrorCode.CONFIG_INVALID, f"prompt version {version} lacks {prompt}.md")
-        instructions[prompt] = folder.joinpath(f"{prompt}.md").read_bytes().decode("utf-8")
+        instructions[prompt] = files[f"{prompt}.md"].decode("utf-8")
     examples: dict[str, list[tuple[int, PromptExample]]] = {}
     for path in sorted(p for p in locked if p.startswith(f"{EXAMPLES_DIR}/")):
         match = _EXAMPLE.match(path.removeprefix(f"{EXAMPLES_DIR}/"))
@@ -201,7 +238,7 @@ def load_prompt_set(version: str, root: Traversable | None = None) -> PromptSet:
                 f"{list(PROMPT_NAMES)}",
             )
         try:
-            data = json.loads(folder.joinpath(path).read_bytes())
+            data = json.loads(files[path])
         except ValueError as exc:
             raise _fail(ErrorCode.CONFIG_INVALID, f"{version}/{path}: not JSON: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("output"), dict):
@@ -213,6 +250,7 @@ def load_prompt_set(version: str, root: Traversable | None = None) -> PromptSet:
         instructions=instructions,
         examples={p: tuple(e for _, e in sorted(items)) for p, items in examples.items()},
         files=dict(locked),
+        protocol_version=int(version_meta(root, version).get("examples_protocol", 1)),
     )
 
 
