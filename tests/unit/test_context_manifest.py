@@ -41,7 +41,7 @@ from vba_assets.domain.llm.contract import (
 )
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle, message_slot
 from vba_assets.domain.prompting.manifest import ContextManifest, context_manifest
-from vba_assets.domain.prompting.prompts import load_prompt_set, read_lock
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION, load_prompt_set, read_lock
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, InputError, ModelError, StoreError
@@ -173,13 +173,14 @@ def test_the_interpretation_inserts_the_case_id_twice_and_keeps_every_alias(
 
 def test_source_hashes_are_those_of_the_artifacts(wolpertinger: tuple[Path, CasePackage]) -> None:
     _, package = wolpertinger
-    lock = read_lock()["v1"]
+    version = CURRENT_PROMPT_VERSION
+    lock = read_lock()[version]
     checked = set()
     for stage in ACCEPTED:
         for item in _manifest(package, stage)["items"]:
             artifact = item["source"].split("#", 1)[0]
-            if artifact.startswith("prompts/v1/"):
-                expected = lock[artifact.removeprefix("prompts/v1/")]
+            if artifact.startswith(f"prompts/{version}/"):
+                expected = lock[artifact.removeprefix(f"prompts/{version}/")]
             elif artifact == "case.json" or artifact.endswith(".json"):
                 relpath = artifact if artifact == "case.json" else f"{RD}/{artifact}"
                 expected = hashlib.sha256(package.read_bytes(relpath)).hexdigest()

@@ -19,6 +19,7 @@ from vba_assets.domain.prompting.prompts import (
     lock_text,
     read_lock,
     updated_lock,
+    version_file_hashes,
     versions_on_disk,
 )
 from vba_assets.domain.prompting.requests import example_stage
@@ -43,13 +44,10 @@ def test_the_lock_records_every_file_of_every_version() -> None:
     on_disk = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name.startswith("v"))
     assert sorted(lock) == on_disk == versions_on_disk()
     for version, files in lock.items():
-        folder = ROOT / version
-        actual = {
-            p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in folder.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts
-        }
-        assert files == actual, f"prompt version {version} changed without a new version"
+        # its own files and the ones it inherits, exactly as on disk
+        assert files == version_file_hashes(ROOT, version), (
+            f"{version} changed without a new version"
+        )
 
 
 def test_the_current_version_is_locked_and_loads() -> None:
@@ -102,11 +100,11 @@ def test_unknown_versions_and_a_broken_lock_are_refused(prompts_copy: Path) -> N
 
 
 def test_the_lock_tool_adds_versions_and_never_rewrites_one(prompts_copy: Path) -> None:
-    shutil.copytree(prompts_copy / "v1", prompts_copy / "v2")
-    (prompts_copy / "v2" / "resolution_plan.md").write_text("# changed\n", encoding="utf-8")
+    shutil.copytree(prompts_copy / "v1", prompts_copy / "v9")
+    (prompts_copy / "v9" / "resolution_plan.md").write_text("# changed\n", encoding="utf-8")
     lock = updated_lock(prompts_copy)["versions"]
     assert lock["v1"] == read_lock(prompts_copy)["v1"]
-    assert lock["v2"]["resolution_plan.md"] == hashlib.sha256(b"# changed\n").hexdigest()
+    assert lock["v9"]["resolution_plan.md"] == hashlib.sha256(b"# changed\n").hexdigest()
     (prompts_copy / "v1" / "resolution_plan.md").write_text("# edited in place\n")
     with pytest.raises(ConfigError) as caught:
         updated_lock(prompts_copy)
@@ -115,21 +113,21 @@ def test_the_lock_tool_adds_versions_and_never_rewrites_one(prompts_copy: Path) 
 
 def test_a_new_version_holds_only_what_it_changes_and_inherits_the_rest(prompts_copy: Path) -> None:
     """A two-line VERSION.json and one changed file make a complete, locked version."""
-    (prompts_copy / "v2").mkdir()
-    (prompts_copy / "v2" / "VERSION.json").write_text('{"extends": "v1", "examples_protocol": 4}')
-    (prompts_copy / "v2" / "resolution_plan.md").write_text("# changed\n", encoding="utf-8")
+    (prompts_copy / "v9").mkdir()
+    (prompts_copy / "v9" / "VERSION.json").write_text('{"extends": "v1", "examples_protocol": 4}')
+    (prompts_copy / "v9" / "resolution_plan.md").write_text("# changed\n", encoding="utf-8")
     document = updated_lock(prompts_copy)
     (prompts_copy / LOCK_NAME).write_text(lock_text(document), encoding="utf-8")
-    v1, v2 = load_prompt_set("v1", prompts_copy), load_prompt_set("v2", prompts_copy)
+    v1, v2 = load_prompt_set("v1", prompts_copy), load_prompt_set("v9", prompts_copy)
     assert v2.instruction("resolution_plan") == "# changed\n"
     for prompt in PROMPT_NAMES[1:]:
         assert v2.instruction(prompt) == v1.instruction(prompt)  # inherited byte for byte
     assert v2.examples == v1.examples and v2.protocol_version == 4 and v1.protocol_version == 1
-    resolved = set(document["versions"]["v2"]) - {"VERSION.json"}
+    resolved = set(document["versions"]["v9"]) - {"VERSION.json"}
     assert resolved == set(document["versions"]["v1"])  # every file, inherited ones included
     # a change to the base reaches v2 through inheritance, and the lock refuses it there too
     (prompts_copy / "v1" / "resolution_assessment.md").write_text("# edited in place\n")
-    assert "resolution_assessment.md: changed" in _refusal(prompts_copy, "v2").message
+    assert "resolution_assessment.md: changed" in _refusal(prompts_copy, "v9").message
 
 
 # --- the few-shot examples ------------------------------------------------------------------------

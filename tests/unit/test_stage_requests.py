@@ -141,9 +141,13 @@ ASSESSMENT: dict[str, Any] = {
 }
 
 
+#: The prompt version each protocol version was released with.
+PROMPTS_OF = {1: "v1", 2: "v1", 3: "v1", 4: "v2"}
+
+
 def all_requests(protocol: int) -> list[ModelRequest]:
     """Every request of the pipeline for BUG-000020, built from scratch."""
-    doc, prompts = case_doc(), load_prompt_set("v1")
+    doc, prompts = case_doc(), load_prompt_set(PROMPTS_OF[protocol])
     plan = plan_for(doc)
     index = index_for(plan)
     assessment = copy.deepcopy(ASSESSMENT)
@@ -226,10 +230,11 @@ def test_the_wolpertinger_requests_keep_their_golden_bytes() -> None:
     """A renderer change that alters request bytes is caught here (replay needs them exact).
 
     Pins the sha256 of every BUG-000020 request (plan, assessment, resolved and unresolved
-    interpretation) at both protocol versions, and the sha256 of each one's system and user text.
+    interpretation) at every protocol version, and the sha256 of each one's system and user text.
+    The pins of a released version never change (v1 and v2 are those of the first release).
     """
     pins = {}
-    for protocol in (1, 2):
+    for protocol in PROMPTS_OF:
         names = ["resolution_plan", "resolution_assessment", "interpretation", "unresolved"]
         for name, request in zip(names, all_requests(protocol), strict=True):
             pins[f"v{protocol}/{name}"] = {

@@ -17,6 +17,9 @@ version  what it changed
          time, ``started_at``, ``elapsed_ms`` go to ``events.jsonl``), so the same case, replies
          and snapshot give byte-identical artifacts in any workspace; correction rounds name each
          rule by its own code instead of ``LLM_OUTPUT_RULES``
+4        (under construction in this release, not yet frozen by a published revision) the
+         prompt version ``v2`` and the changes of the quality, interpretation and provider work:
+         each adds its own :class:`ProtocolSpec` flag, true from 4 on, and its rules ``since=4``
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -28,9 +31,9 @@ from typing import Literal
 
 from vba_assets.errors import ErrorCode, StoreError
 
-ProtocolVersion = Literal[1, 2, 3]
+ProtocolVersion = Literal[1, 2, 3, 4]
 #: The version a new revision freezes.
-CURRENT_PROTOCOL_VERSION: ProtocolVersion = 3
+CURRENT_PROTOCOL_VERSION: ProtocolVersion = 4
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     1: ProtocolSpec(1, schema_in_message=False, timing_in_content=True, generic_rule_code=True),
     2: ProtocolSpec(2, schema_in_message=True, timing_in_content=True, generic_rule_code=True),
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
+    4: ProtocolSpec(4, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
 }
 
 
