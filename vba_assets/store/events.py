@@ -16,6 +16,24 @@ Crash safety and the torn tail:
   revision lock can append without deadlocking, and an append is safe even without it.
 * Every complete line must parse, be canonical and carry the expected ``seq``; otherwise reading or
   appending raises ``ARTIFACT_CORRUPT`` rather than continuing a damaged log.
+
+The hash chain (``chain``):
+
+* Each line of a chained log carries ``chain`` = sha256 of ``<sha256 of the previous line's bytes>``
+  (64 zeros for the first line), a newline, and the canonical JSON of the line's own record
+  without ``chain`` (:func:`chain_value`). A line thus commits to its own fields and, through the
+  previous line's bytes, to every line before it: an edited, inserted, removed, reordered or
+  renumbered line breaks the chain at that line or the next one. Removing lines from the *end*
+  keeps the chain valid; what the remaining lines must contain is checked against the files of
+  the revision (``vba verify``, :mod:`vba_assets.pipeline.integrity`).
+* A log keeps the form it was started with: a new log is chained; a log written before chaining
+  existed (its lines have no ``chain``) is continued without it, so an old revision's log never
+  changes shape. The one exception is a log holding only ``created`` events (a revision numbered
+  by an older release and never started): its next line starts the chain.
+* A reader refuses (``ARTIFACT_CORRUPT``) a chained line whose ``chain`` does not match and an
+  unchained line after a chained one. Whether a revision's log *must* be chained is decided by the
+  revision's protocol version, which only the verifier knows (an unchained log of a protocol v4
+  revision is a finding there).
 """
 
 import fcntl
@@ -28,22 +46,46 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.canonical import canonical_bytes, parse_canonical
+from vba_assets.domain.canonical import canonical_bytes, parse_canonical, sha256_hex
 from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir, fsync_dir, write_all
 
 EVENT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-RESERVED_FIELDS = frozenset({"seq", "at", "event"})
+RESERVED_FIELDS = frozenset({"seq", "at", "event", "chain"})
+#: The "previous line digest" of a log's first line.
+GENESIS = "0" * 64
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
 class EventLog:
-    """A parsed log: the committed records, their byte length, and any torn tail after them."""
+    """A parsed log: the committed records, their byte length, and any torn tail after them.
+
+    ``unchained``: the ``seq`` of every committed line without a ``chain`` (all of them in a log
+    written before chaining existed; none in a fully chained log).
+    """
 
     records: list[dict[str, Any]]
     committed_size: int
     torn_tail: bytes
+    unchained: tuple[int, ...] = ()
+    last_line: bytes | None = None
+
+    @property
+    def chained(self) -> bool:
+        """Whether the next appended line is chained (see the module docstring)."""
+        if not self.records or "chain" in self.records[-1]:
+            return True
+        return all(record["event"] == "created" for record in self.records)
+
+
+def chain_value(previous_line: bytes | None, record: dict[str, Any]) -> str:
+    """The ``chain`` of a line holding ``record`` (its ``chain`` field is ignored) after
+    ``previous_line`` (the previous line's bytes without the newline; None for the first line)."""
+    previous = GENESIS if previous_line is None else sha256_hex(previous_line)
+    own = canonical_bytes({key: value for key, value in record.items() if key != "chain"})
+    return sha256_hex(previous.encode("ascii") + b"\n" + own)
 
 
 def parse_event_log(data: bytes, where: str) -> EventLog:
@@ -56,16 +98,23 @@ def parse_event_log(data: bytes, where: str) -> EventLog:
     committed_size = data.rfind(b"\n") + 1
     lines = data[:committed_size].split(b"\n")[:-1]
     records: list[dict[str, Any]] = []
+    unchained: list[int] = []
+    previous: bytes | None = None
     for number, line in enumerate(lines, start=1):
         line_where = f"{where} line {number}"
         record = parse_canonical(line, line_where)
-        problem = _record_problem(record, number)
+        problem = _record_problem(record, number) or _chain_problem(
+            record, previous, number, chained_before=len(unchained) < number - 1
+        )
         if problem is not None:
             raise StoreError(
                 ErrorCode.ARTIFACT_CORRUPT, f"{line_where}: {problem}", where=where, line=number
             )
+        if "chain" not in record:
+            unchained.append(number)
         records.append(record)
-    return EventLog(records, committed_size, data[committed_size:])
+        previous = line
+    return EventLog(records, committed_size, data[committed_size:], tuple(unchained), previous)
 
 
 def _record_problem(record: Any, number: int) -> str | None:
@@ -75,6 +124,22 @@ def _record_problem(record: Any, number: int) -> str | None:
         return "lacks a string 'at' or 'event'"
     if record.get("seq") != number or isinstance(record.get("seq"), bool):
         return f"has seq {record.get('seq')!r}, expected {number}"
+    return None
+
+
+def _chain_problem(
+    record: dict[str, Any], previous: bytes | None, number: int, *, chained_before: bool
+) -> str | None:
+    if "chain" not in record:
+        if chained_before:
+            return "has no 'chain' although an earlier line is chained: the log was altered"
+        return None
+    chain = record["chain"]
+    if not isinstance(chain, str) or not _DIGEST.match(chain):
+        return "has a 'chain' that is not a sha256 hex digest"
+    if chain != chain_value(previous, record):
+        what = "the first line" if number == 1 else f"line {number} or a line before it"
+        return f"breaks the hash chain: {what} was edited, removed, inserted or reordered"
     return None
 
 
@@ -125,12 +190,14 @@ def append_event(
         if log.torn_tail:
             os.ftruncate(fd, log.committed_size)
             os.fsync(fd)
-        record = {
+        record: dict[str, Any] = {
             **fields,
             "seq": len(log.records) + 1,
             "at": format_timestamp(clock()),
             "event": event,
         }
+        if log.chained:
+            record["chain"] = chain_value(log.last_line, record)
         line = canonical_bytes(record)
         write_all(fd, line + b"\n")
         os.fsync(fd)
