@@ -15,12 +15,14 @@ from tests.pipeline.support import (
     project_config,
     run,
 )
+from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import ErrorCode
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.store import CasePackage, canonical_bytes, sha256_hex
 
 ALL_CHECKS = [
+    *(checks.check_recorded_reply(stage) for stage in MODEL_STAGES),
     checks.check_plan_grounding,
     checks.check_capture_provenance,
     checks.check_candidate_index,
@@ -151,3 +153,27 @@ def test_an_interpretation_that_drops_a_selected_entity_fails_retention(tmp_path
     assert [(f.code, f.subject) for f in outcome.findings] == [
         (ErrorCode.INTERPRETATION_SELECTION_NOT_RETAINED, "N2")
     ]
+
+
+def test_an_artifact_that_is_not_the_recorded_reply_fails_its_reply_check(tmp_path: Path) -> None:
+    """Canonically rewritten, valid under every rule, but not what the model replied."""
+    package = completed(tmp_path)
+    doc = package.read_json(REV1.interpretation)
+    doc["interpretation"]["restatement"] += " Added later."
+    overwrite(package, REV1.interpretation, doc)
+    rev = load_frozen(package, "0001")
+    assert checks.check_interpretation_retention(rev).passed  # the rules alone cannot see it
+    outcome = checks.check_recorded_reply(Stage.INTERPRETATION)(rev)
+    assert [(f.code, f.subject) for f in outcome.findings] == [
+        (ErrorCode.REPLAY_ARTIFACT_DIFFERS, "interpretation")
+    ]
+    assert checks.check_recorded_reply(Stage.RESOLUTION_PLAN)(rev).passed
+
+
+def test_a_changed_frozen_input_fails_the_reply_check_of_the_stage_it_feeds(tmp_path: Path) -> None:
+    package = completed(tmp_path)
+    doc = package.read_json(REV1.er_input)
+    doc["max_searches"] = 3  # the plan request shows max_searches: it no longer rebuilds
+    overwrite(package, REV1.er_input, doc)
+    outcome = checks.check_recorded_reply(Stage.RESOLUTION_PLAN)(load_frozen(package, "0001"))
+    assert [f.code for f in outcome.findings] == [ErrorCode.REPLAY_REQUEST_DIFFERS]

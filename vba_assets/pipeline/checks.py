@@ -19,7 +19,9 @@ from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.prompting.stage_context import interpretation_stage_context
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
+from vba_assets.pipeline import replay
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     compute_resolution_context,
@@ -29,6 +31,7 @@ from vba_assets.pipeline.artifacts import (
     load_resolution_context,
 )
 from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import interpretation_context
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
@@ -243,3 +246,19 @@ def check_interpretation_retention(rev: FrozenRevision) -> CheckOutcome:
             [f.model_copy(update={"artifact": rev.layout.interpretation}) for f in result]
         )
     return CheckOutcome()
+
+
+def check_recorded_reply(stage: Stage) -> Check:
+    """A model stage's artifact is the reply its accepted dispatch recorded, and that dispatch's
+    request rebuilds byte for byte from the frozen artifacts (what ``vba verify`` replays), so an
+    edited artifact, an edited recorded reply or a changed frozen input shows on the partition."""
+    verify = replay.verify_model_stage(stage)
+
+    def check(rev: FrozenRevision) -> CheckOutcome:
+        outcome = verify(rev, PackageRecorder(rev.package, rev.layout, stage).records())
+        if outcome is None:
+            return CheckOutcome.not_applicable("no accepted artifact")
+        return CheckOutcome(outcome[1])
+
+    check.__name__ = f"check_recorded_reply_{stage.value}"
+    return check

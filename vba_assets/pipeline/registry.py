@@ -83,6 +83,12 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 "Every term occurs in its cited, readable span.",
                 checks.check_plan_grounding,
             ),
+            CheckSpec(
+                "plan_reply_recorded",
+                "plan.json is the reply its accepted dispatch recorded; that request rebuilds byte "
+                "for byte from the frozen inputs.",
+                checks.check_recorded_reply(Stage.RESOLUTION_PLAN),
+            ),
         ),
         verifiers=(("resolution_plan", replay.verify_model_stage(Stage.RESOLUTION_PLAN)),),
     ),
@@ -132,6 +138,12 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 "No unique selection from a truncated search.",
                 checks.check_no_truncated_selection,
             ),
+            CheckSpec(
+                "assessment_reply_recorded",
+                "assessment.json is the reply its accepted dispatch recorded; that request "
+                "rebuilds byte for byte from the plan and the candidates.",
+                checks.check_recorded_reply(Stage.RESOLUTION_ASSESSMENT),
+            ),
         ),
         verifiers=(
             ("resolution_assessment", replay.verify_model_stage(Stage.RESOLUTION_ASSESSMENT)),
@@ -150,6 +162,13 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 "every citation resolves.",
                 checks.check_interpretation_retention,
                 blocking=False,  # nothing downstream to protect; a failure still shows in the UI
+            ),
+            CheckSpec(
+                "interpretation_reply_recorded",
+                "interpretation.json is the reply its accepted dispatch recorded; that request "
+                "rebuilds byte for byte from the frozen context.",
+                checks.check_recorded_reply(Stage.INTERPRETATION),
+                blocking=False,
             ),
         ),
         verifiers=(("interpretation", replay.verify_model_stage(Stage.INTERPRETATION)),),
