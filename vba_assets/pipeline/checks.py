@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from vba_assets.domain.canonical import canonical_bytes, sha256_hex
 from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.prompting.stage_context import interpretation_stage_context
@@ -24,11 +23,9 @@ from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.pipeline import replay
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
-    compute_resolution_context,
     load_assessment,
     load_captures,
     load_plan,
-    load_resolution_context,
 )
 from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
@@ -179,24 +176,11 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
 
 
 def check_candidate_index(rev: FrozenRevision) -> CheckOutcome:
+    """candidates.json recomputes byte for byte from the captures (the replay verifier)."""
     if (skip := _resolution_skip(rev)) is not None:
         return skip
-    plan = load_plan(rev)
-    assert plan is not None
-    stored = rev.package.read_bytes(rev.layout.candidates)
-    recomputed = canonical_bytes(compute_candidate_index(rev, plan).model_dump(mode="json"))
-    if stored == recomputed:
-        return CheckOutcome()
-    return CheckOutcome(
-        [
-            Finding(
-                code=ErrorCode.RECOMPUTE_MISMATCH,
-                artifact=rev.layout.candidates,
-                message=f"does not recompute from the captures (sha256 {sha256_hex(stored)[:12]} "
-                f"!= recomputed {sha256_hex(recomputed)[:12]})",
-            )
-        ]
-    )
+    outcome = replay.verify_candidate_index(rev, [])
+    return CheckOutcome(outcome[1] if outcome else [])
 
 
 def _assessment_findings(rev: FrozenRevision) -> CheckOutcome | list[Finding]:
@@ -217,14 +201,9 @@ def check_selections(rev: FrozenRevision) -> CheckOutcome:
     if isinstance(found, CheckOutcome):
         return found
     findings = [f for f in found if f.code is not ErrorCode.ASSESSMENT_TRUNCATED_SELECTION]
-    if not found and load_resolution_context(rev) != compute_resolution_context(rev):
-        findings.append(
-            Finding(
-                code=ErrorCode.RECOMPUTE_MISMATCH,
-                artifact=rev.layout.context,
-                message="does not recompute from plan, captures and assessment",
-            )
-        )
+    if not found:  # context.json recomputes from plan, captures and assessment (replay's verifier)
+        outcome = replay.verify_resolution_context(rev, [])
+        findings += outcome[1] if outcome else []
     return CheckOutcome(findings)
 
 
