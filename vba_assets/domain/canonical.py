@@ -1,4 +1,4 @@
-"""Canonical JSON (RFC 8785, JCS) and the hashes built on it (ARCHITECTURE 4).
+r"""Canonical JSON (RFC 8785, JCS) and the hashes built on it (ARCHITECTURE 4).
 
 What gets hashed is always :func:`canonical_bytes`: keys sorted by their UTF-16 code units, no
 whitespace, numbers in the ECMAScript shortest form (``1.0`` is ``1``, ``-0.0`` is ``0``), strings
@@ -10,11 +10,22 @@ NaN and infinities, integers outside the IEEE 754 safe range (|n| > 2**53 - 1), 
 keys, lone surrogates and unsupported types (datetime, bytes, sets, ...) are refused with
 :class:`~vba_assets.errors.StoreError` ``ARTIFACT_UNSERIALIZABLE``. Pydantic models, anywhere in the
 value, are dumped with ``model_dump(mode="json")`` first.
+
+**Fast path.** The check walks the value once anyway. When it holds no float and no object key with
+a character at or above U+D800, the standard library's C encoder
+(``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``) writes exactly RFC
+8785's bytes: integers (within the safe range) print the same, strings get the same escapes (``"``,
+``\``, ``\b \f \n \r \t`` and lowercase ``\u00XX`` for the other controls, nothing else), and
+code-point key order equals UTF-16 order for keys below U+D800. Otherwise the ``rfc8785`` package
+serializes it. ``tests/unit/store/test_canonical.py`` proves both paths byte-identical to ``rfc8785``
+on random values (floats, non-BMP keys and strings, every control character) and on every artifact of
+real case packages. ``VBA_CANONICAL_FAST=off`` switches the fast path off (for benchmarks).
 """
 
 import hashlib
 import json
 import math
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +36,13 @@ from vba_assets.errors import ErrorCode, StoreError
 
 #: The largest integer magnitude JSON numbers (IEEE 754 doubles) carry exactly.
 MAX_SAFE_INTEGER = 2**53 - 1
+#: Below this code point, Python's string order equals RFC 8785's UTF-16 code-unit order.
+_FIRST_SURROGATE = "\ud800"
+
+
+def fast_path_enabled() -> bool:
+    """Whether the C-encoder fast path may be used (``VBA_CANONICAL_FAST=off`` disables it)."""
+    return os.environ.get("VBA_CANONICAL_FAST", "on") != "off"
 
 
 def canonical_bytes(obj: object) -> bytes:
@@ -34,13 +52,18 @@ def canonical_bytes(obj: object) -> bytes:
         StoreError: ``ARTIFACT_UNSERIALIZABLE`` naming the JSON pointer of the value that has no
             canonical JSON form.
     """
-    value = to_json_value(obj)
+    plain = [True]  # cleared by the walk when the C encoder's output could differ
+    value = _convert(obj, None, plain)
     try:
+        if plain[0] and fast_path_enabled():
+            text = json.dumps(
+                value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+            )
+            return text.encode("utf-8")
         return bytes(rfc8785.dumps(value))
-    except rfc8785.CanonicalizationError as exc:  # pragma: no cover - pre-checked above
-        raise StoreError(
-            ErrorCode.ARTIFACT_UNSERIALIZABLE, f"value has no canonical JSON form: {exc}"
-        ) from exc
+    except (UnicodeEncodeError, rfc8785.CanonicalizationError):
+        _find_lone_surrogate(value, None)  # raises ARTIFACT_UNSERIALIZABLE naming the pointer
+        raise  # pragma: no cover - the search above always finds it
 
 
 def sha256_hex(data: bytes) -> str:
@@ -55,55 +78,84 @@ def content_hash(obj: object) -> str:
 
 def to_json_value(obj: object) -> Any:
     """Return ``obj`` as plain JSON data (dict/list/str/int/float/bool/None), checked for JCS."""
-    return _convert(obj, "")
+    value = _convert(obj, None, [True])
+    _find_lone_surrogate(value, None)
+    return value
 
 
-def _convert(obj: object, pointer: str) -> Any:
-    if isinstance(obj, BaseModel):
-        return _convert(obj.model_dump(mode="json"), pointer)
-    if obj is None or isinstance(obj, bool):
+#: Where a value sits, built only when an error needs it: ``(parent, key or index)`` or None.
+Path = tuple[Any, str | int] | None
+
+
+def _convert(obj: object, path: Path, plain: list[bool]) -> Any:
+    """``obj`` as plain JSON data, refusing what RFC 8785 cannot hold (strings are checked for
+    lone surrogates by the encoder, see :func:`_find_lone_surrogate`)."""
+    if obj is None or type(obj) is str or type(obj) is bool:
         return obj
-    if isinstance(obj, int):
-        if abs(obj) > MAX_SAFE_INTEGER:
-            _refuse(pointer, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
-        return int(obj)
-    if isinstance(obj, float):
-        if math.isnan(obj) or math.isinf(obj):
-            _refuse(pointer, f"{obj!r} is not allowed (RFC 8785 has no NaN or Infinity)")
-        return obj
-    if isinstance(obj, str):
-        _check_string(obj, pointer)
-        return str.__str__(obj)  # the plain value, also for (str, Enum) members
     if isinstance(obj, Mapping):
         result: dict[str, Any] = {}
         for key, item in obj.items():
             if not isinstance(key, str):
-                _refuse(pointer, f"object key {key!r} is a {type(key).__name__}, not a string")
-            _check_string(key, pointer)
-            result[str.__str__(key)] = _convert(item, f"{pointer}/{_escape_pointer(key)}")
+                _refuse(path, f"object key {key!r} is a {type(key).__name__}, not a string")
+            key = str.__str__(key)  # the plain value, also for (str, Enum) keys
+            if plain[0] and key and max(key) >= _FIRST_SURROGATE:
+                plain[0] = False  # code-point order and UTF-16 order may differ for this key
+            result[key] = _convert(item, (path, key), plain)
         return result
     if isinstance(obj, list | tuple):
-        return [_convert(item, f"{pointer}/{index}") for index, item in enumerate(obj)]
+        return [_convert(item, (path, index), plain) for index, item in enumerate(obj)]
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, int):
+        if abs(obj) > MAX_SAFE_INTEGER:
+            _refuse(path, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
+        return int(obj)
+    if isinstance(obj, float):
+        if math.isnan(obj) or math.isinf(obj):
+            _refuse(path, f"{obj!r} is not allowed (RFC 8785 has no NaN or Infinity)")
+        plain[0] = False  # Python prints 1.0 and 1e-07; RFC 8785 prints 1 and 1e-7
+        return float(obj)
+    if isinstance(obj, str):
+        return str.__str__(obj)  # the plain value, also for (str, Enum) members
+    if isinstance(obj, BaseModel):
+        return _convert(obj.model_dump(mode="json"), path, plain)
     _refuse(
-        pointer,
+        path,
         f"type {type(obj).__name__} has no JSON form; convert it first (e.g. isoformat() for "
         "datetimes, model_dump(mode='json') for models)",
     )
 
 
-def _check_string(text: str, pointer: str) -> None:
+def _find_lone_surrogate(value: Any, path: Path) -> None:
+    """Refuse the first string (or key) that is not valid Unicode, naming where it is."""
+    if isinstance(value, str):
+        _check_string(value, path)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_string(key, path)
+            _find_lone_surrogate(item, (path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _find_lone_surrogate(item, (path, index))
+
+
+def _check_string(text: str, path: Path) -> None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        _refuse(pointer, "string contains a lone surrogate (not valid Unicode)")
+        _refuse(path, "string contains a lone surrogate (not valid Unicode)")
 
 
-def _escape_pointer(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+def _pointer(path: Path) -> str:
+    parts: list[str] = []
+    while path is not None:
+        path, part = path
+        parts.append(str(part).replace("~", "~0").replace("/", "~1"))
+    return "".join(f"/{part}" for part in reversed(parts))
 
 
-def _refuse(pointer: str, problem: str) -> Any:
-    where = pointer or "/"
+def _refuse(path: Path, problem: str) -> Any:
+    where = _pointer(path) or "/"
     raise StoreError(
         ErrorCode.ARTIFACT_UNSERIALIZABLE,
         f"value at {where} cannot be written as canonical JSON: {problem}",

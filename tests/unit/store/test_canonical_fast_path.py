@@ -1,0 +1,129 @@
+"""The C-encoder fast path of canonical JSON is byte-identical to the ``rfc8785`` package.
+
+Proven two ways: on random JSON values (hypothesis: every control character, non-BMP and
+private-use characters in strings and keys, floats of every magnitude, deep nesting) and on every
+JSON artifact of real case packages (the legacy fixtures and a fresh heuristic run). Both paths of
+:func:`canonical_bytes` are exercised: a value with a float or a wide key takes ``rfc8785``.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.pipeline.support import LLM, imported, project_config
+from vba_assets.domain import canonical
+from vba_assets.domain.canonical import canonical_bytes, to_json_value
+from vba_assets.pipeline.trial import run_trial
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+# Every code point class that matters: controls, quotes and backslashes, the surrogate range's
+# neighbours, private use (U+E000-U+F8FF sorts after non-BMP in UTF-16), non-BMP (emoji, CJK ext.).
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(min_codepoint=0, max_codepoint=0x7F),
+        st.sampled_from(['"', "\\", "/", "\u2028", "\u2029", "\ud7ff", "\ue000", "\uffff", "é"]),
+        st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF),
+        st.characters(blacklist_categories=("Cs",)),
+    ),
+    max_size=12,
+)
+SAFE_INT = st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+FLOATS = st.floats(allow_nan=False, allow_infinity=False)
+SCALARS = st.one_of(st.none(), st.booleans(), SAFE_INT, TEXT)
+JSON_VALUES = st.recursive(
+    st.one_of(SCALARS, FLOATS),
+    lambda children: st.one_of(
+        st.lists(children, max_size=5), st.dictionaries(TEXT, children, max_size=5)
+    ),
+    max_leaves=40,
+)
+PLAIN_VALUES = st.recursive(  # no float: the C encoder serves these unless a key is wide
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5), st.dictionaries(TEXT, children, max_size=5)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=600, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(JSON_VALUES)
+def test_random_values_serialize_exactly_as_rfc8785(value: Any) -> None:
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+@settings(max_examples=600, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(PLAIN_VALUES)
+def test_values_without_floats_take_the_fast_path_and_match(value: Any) -> None:
+    plain = [True]
+    canonical._convert(value, None, plain)
+    has_wide_key = "\ud800" <= max(_keys(value), default="")
+    assert plain[0] is not has_wide_key  # the fast path is taken exactly when it is safe
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+def _keys(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [max(k) if k else "" for k in value] + [k for v in value.values() for k in _keys(v)]
+    if isinstance(value, list):
+        return [k for v in value for k in _keys(v)]
+    return []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"\U0001f600": 1, "\ue000": 2},  # UTF-16 puts the emoji (D83D...) before U+E000
+        {"a\x00": "\x00\x1f\x7f", "a": "\b\f\n\r\t"},
+        {"n": [1e21, 1e-7, 5e-324, 1.7976931348623157e308, -0.0, 0.1 + 0.2, 2.0**53]},
+        ["\u2028\u2029", "😀", "\\u0041"],
+    ],
+)
+def test_adversarial_values(value: Any) -> None:
+    assert canonical_bytes(value) == rfc8785.dumps(value)
+
+
+def test_the_switch_turns_the_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = {"b": [1, "x"], "a": None}
+    fast = canonical_bytes(value)
+    monkeypatch.setenv("VBA_CANONICAL_FAST", "off")
+    assert not canonical.fast_path_enabled() and canonical_bytes(value) == fast
+
+
+def _artifacts(root: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in root.rglob("*.json")
+        if "report" not in p.relative_to(root).parts[:2] and not p.name.startswith(".")
+    )
+
+
+def test_every_artifact_of_real_packages_round_trips_on_both_paths(tmp_path: Path) -> None:
+    workspace, package = imported(tmp_path)
+    run_trial(
+        workspace,
+        "BUG-000020",
+        "0001",
+        project_config(tmp_path / "ws"),
+        LLM,
+        stop_after="interpretation",
+        max_dispatches=6,
+    )
+    files = _artifacts(package.root) + _artifacts(FIXTURES / "legacy_v2")
+    lines = [
+        line
+        for root in (package.root, FIXTURES / "legacy_v2")
+        for events in root.rglob("events.jsonl")
+        for line in events.read_bytes().splitlines()
+    ]
+    documents = [path.read_bytes() for path in files] + lines
+    assert len(files) > 40 and len(lines) > 20
+    for data in documents:
+        value = json.loads(data)
+        assert canonical_bytes(value) == data == rfc8785.dumps(to_json_value(value))
