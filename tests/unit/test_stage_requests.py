@@ -145,8 +145,8 @@ ASSESSMENT: dict[str, Any] = {
 PROMPTS_OF = {1: "v1", 2: "v1", 3: "v1", 4: "v2"}
 
 
-def all_requests(protocol: int) -> list[ModelRequest]:
-    """Every request of the pipeline for BUG-000020, built from scratch."""
+def all_requests(protocol: int, params: RequestParams = PARAMS) -> list[ModelRequest]:
+    """Every request of the pipeline for BUG-000020, built from scratch (with ``params``)."""
     doc, prompts = case_doc(), load_prompt_set(PROMPTS_OF[protocol])
     plan = plan_for(doc)
     index = index_for(plan)
@@ -157,15 +157,15 @@ def all_requests(protocol: int) -> list[ModelRequest]:
     )
     version: Any = protocol
     return [
-        build_plan_request(plan_stage_context(doc, CATALOGS, 4), prompts, version, PARAMS),
+        build_plan_request(plan_stage_context(doc, CATALOGS, 4), prompts, version, params),
         build_assessment_request(
-            assessment_stage_context(doc, plan, index), prompts, version, PARAMS
+            assessment_stage_context(doc, plan, index), prompts, version, params
         ),
         build_interpretation_request(
-            interpretation_stage_context(doc, resolution), prompts, version, PARAMS
+            interpretation_stage_context(doc, resolution), prompts, version, params
         ),
         build_interpretation_request(
-            interpretation_stage_context(doc, None), prompts, version, PARAMS
+            interpretation_stage_context(doc, None), prompts, version, params
         ),
     ]
 
