@@ -71,6 +71,7 @@ from dagster_overhead import (
 
 from resources.world_db import WorldDatabase
 from vba_assets.defs.partitions import case_revision_partitions
+from vba_assets.pipeline.registry import check_specs
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.samples import sample_report_paths
 
@@ -78,7 +79,7 @@ AMORTIZED_TARGET_S = 0.5
 PEAK_RSS_TARGET_MB = 1024.0
 RANGE_START = "dagster/asset_partition_range_start"
 RANGE_END = "dagster/asset_partition_range_end"
-EXPECTED_CHECKS = 7
+EXPECTED_CHECKS = len(check_specs())
 SILENT: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 

@@ -68,11 +68,9 @@ from controller import Replayer, replay_case
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs import assets as asset_module
 from vba_assets.defs.assets import ASSETS
-from vba_assets.defs.partitions import (
-    CASE_DIMENSION,
-    REVISION_DIMENSION,
-    case_revision_partitions,
-)
+from vba_assets.defs.checks import CHECKS
+from vba_assets.defs.partitions import case_revision_partitions
+from vba_assets.defs.partitions import register as register_keys
 from vba_assets.intake import import_report
 from vba_assets.pipeline.registry import STAGE_SPECS
 from vba_assets.store import Workspace
@@ -82,7 +80,8 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning)
 
 OVERHEAD_RATIO_TARGET = 2.0
 INSTANCES = ("ephemeral", "sqlite")
-OUR_ASSETS = ASSETS
+#: Our six assets and their check definitions (one check step per stage, after its asset).
+OUR_ASSETS = [*ASSETS, *CHECKS]
 #: The asset names of our graph and the check specs each declares, from the stage registry.
 GRAPH_SHAPE: dict[str, tuple[str, ...]] = {
     spec.name: tuple(check.name for check in spec.checks) for spec in STAGE_SPECS
@@ -91,7 +90,7 @@ GRAPH_SHAPE: dict[str, tuple[str, ...]] = {
 QUIET: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 #: The asset wiring around the stages: metadata (previews, counts) and the provider factory.
 WIRING_TARGETS: list[Target] = [
-    (asset_module, "provider_factory", "wiring.provider_factory"),
+    (LlmResource, "provider_factory", "wiring.provider_factory"),
     (asset_module, "count_dispatch_records", "wiring.count_dispatch_records"),
     *[(spec, "preview", f"wiring.preview.{spec.name}") for spec in STAGE_SPECS],
 ]
@@ -153,8 +152,7 @@ def open_instance(kind: str, root: Path) -> Iterator[dg.DagsterInstance]:
 def register(
     instance: dg.DagsterInstance, case_ids: Sequence[str], revisions: Sequence[str]
 ) -> None:
-    instance.add_dynamic_partitions(CASE_DIMENSION, list(case_ids))
-    instance.add_dynamic_partitions(REVISION_DIMENSION, list(revisions))
+    register_keys(instance, [(case_id, revision) for case_id in case_ids for revision in revisions])
 
 
 def our_resources(project_toml: Path, llm_toml: Path) -> dict[str, Any]:

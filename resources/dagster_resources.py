@@ -6,6 +6,7 @@ world DB). Dagster shows these fields in the UI's resource view; they never hold
 password is read from the environment variable the config names).
 """
 
+from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
@@ -14,8 +15,12 @@ from pydantic import PrivateAttr
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, load_project_config
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.llm_config import LlmConfig, load_llm_config
+from vba_assets.pipeline.providers import provider_factory
+from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.stages import WorldAccess
 from vba_assets.store import Workspace
 
 
@@ -87,3 +92,7 @@ class LlmResource(dg.ConfigurableResource):
         if self._budget is None:
             self._budget = DispatchBudget(max_dispatches=self.load().max_dispatches)
         return self._budget
+
+    def provider_factory(self, env: RevisionEnv, world: WorldAccess) -> Callable[[], Provider]:
+        """A lazy provider for one stage run: reusing accepted stages never builds one."""
+        return provider_factory(env, world)

@@ -10,6 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from vba_assets.definitions import defs
+from vba_assets.defs.assets import code_version
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
+from vba_assets.pipeline.registry import STAGE_SPECS
 
 SNAPSHOT = Path(__file__).with_name("asset_graph.snapshot.json")
 
@@ -23,6 +27,10 @@ def graph_summary() -> dict[str, Any]:
         assets[key.to_user_string()] = {
             "deps": sorted(parent.to_user_string() for parent in node.parent_keys),
             "partitions": type(node.partitions_def).__name__ if node.partitions_def else None,
+            "owners": sorted(node.owners),
+            "tags": dict(sorted(node.tags.items())),
+            "pools": sorted(node.pools or []),
+            "has_code_version": bool(node.code_version),
             "checks": sorted(
                 check_key.name + (" (blocking)" if graph.get(check_key).blocking else "")
                 for check_key in node.check_keys
@@ -45,8 +53,28 @@ def test_asset_graph_matches_snapshot() -> None:
     assert summary == json.loads(SNAPSHOT.read_text())
 
 
-def test_every_asset_is_partitioned_by_case_and_revision() -> None:
+def test_every_asset_is_partitioned_by_case_revision_with_dagster_conventions() -> None:
     summary = graph_summary()
     assert summary["assets"], "no assets defined"
     for key, node in summary["assets"].items():
-        assert node["partitions"] == "MultiPartitionsDefinition", key
+        assert node["partitions"] == "DynamicPartitionsDefinition", key
+        assert node["owners"] and node["tags"] and node["has_code_version"], key
+
+
+def test_code_versions_follow_the_protocol_the_prompts_and_the_stage_code() -> None:
+    versions = {spec.name: code_version(spec) for spec in STAGE_SPECS}
+    for name, version in versions.items():
+        assert version.startswith(
+            f"protocol-{CURRENT_PROTOCOL_VERSION}.prompts-{CURRENT_PROMPT_VERSION}."
+        ), name
+    repo = defs.get_repository_def()
+    for key in repo.asset_graph.get_all_asset_keys():
+        assert repo.asset_graph.get(key).code_version == versions[key.to_user_string()]
+
+
+def test_no_check_requires_its_asset_to_be_materialized() -> None:
+    """Checks are their own definitions (not inline check_specs): executable alone."""
+    repo = defs.get_repository_def()
+    for key in repo.asset_graph.get_all_asset_keys():
+        assets_def = repo.asset_graph.get(key).assets_def
+        assert not list(assets_def.check_specs), key

@@ -11,11 +11,19 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
+from tests.dagster.support import (
+    GRAPH,
+    data_versions,
+    materialized,
+    register,
+    resources,
+    stage_graph,
+)
 from tests.layout import REV1
 from vba_assets.defs.assets import ASSETS
 from vba_assets.domain.stages import Stage
 from vba_assets.intake import import_report
+from vba_assets.pipeline.registry import check_specs
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace, canonical_bytes
 
@@ -47,19 +55,6 @@ def project_file(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     return path
 
 
-def resources(project_file: Path) -> dict[str, object]:
-    return {
-        "project": ProjectResource(project_config=str(project_file)),
-        "world_db": WorldDatabaseResource(project_config=str(project_file)),
-        "llm": LlmResource(),
-    }
-
-
-def register(instance: dg.DagsterInstance, *case_ids: str) -> None:
-    instance.add_dynamic_partitions("case", list(case_ids))
-    instance.add_dynamic_partitions("revision", ["0001"])
-
-
 def test_six_assets_materialize_for_two_cases_with_every_check_passing(
     project_file: Path, tmp_path: Path
 ) -> None:
@@ -71,19 +66,15 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
         register(instance, *cases)
         for case_id in cases:
             result = dg.materialize(
-                ASSETS,
+                GRAPH,
                 partition_key=f"{case_id}|0001",
                 resources=resources(project_file),
                 instance=instance,
             )
             assert result.success
-            materialized = {
-                e.event_specific_data.materialization.asset_key.to_user_string()
-                for e in result.get_asset_materialization_events()
-            }
-            assert materialized == {a.key.to_user_string() for a in ASSETS}
+            assert materialized(result) == {a.key.to_user_string() for a in ASSETS}
             evaluations = result.get_asset_check_evaluations()
-            assert len(evaluations) == 7  # one per check spec: 1+1+1+1+2+1
+            assert len(evaluations) == len(check_specs())  # one per check of the registry
             assert all(e.passed for e in evaluations), [
                 (e.check_name, e.metadata) for e in evaluations if not e.passed
             ]
@@ -95,6 +86,26 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
                 == "interpretation"
             ]
             assert final.metadata["model_requests_recorded"].value == 3  # plan, assessment, final
+            # per asset, per run: the captures never sent a model request
+            requests = {
+                e.event_specific_data.materialization.asset_key.to_user_string(): (
+                    e.event_specific_data.materialization.metadata["model_requests"].value
+                )
+                for e in result.get_asset_materialization_events()
+            }
+            assert requests == {
+                "case": 0,
+                "resolution_plan": 1,
+                "resolution_captures": 0,
+                "candidate_index": 0,
+                "resolution_assessment": 1,
+                "interpretation": 1,
+            }
+            [assessment] = result.asset_materializations_for_node("resolution_assessment")
+            rationale = assessment.metadata["rationale"].value
+            assert "…" not in rationale  # the full text, never shortened
+            assert "context_manifest" in assessment.metadata
+            assert "Context manifest" not in assessment.metadata["preview"].value
         package = workspace.case("BUG-000020")
         context = package.read_json(REV1.context)
         selected = {n["identity"]: n["role"] for n in context["selected"]}
@@ -104,17 +115,12 @@ def test_six_assets_materialize_for_two_cases_with_every_check_passing(
         # a second materialization reuses everything: same data versions, no new dispatch
         before = sorted(package.list_dir(REV1.dispatches_dir(Stage.RESOLUTION_PLAN)))
         again = dg.materialize(
-            ASSETS,
+            GRAPH,
             partition_key="BUG-000020|0001",
             resources=resources(project_file),
             instance=instance,
         )
-        versions = {
-            e.event_specific_data.materialization.asset_key.to_user_string(): e.event_specific_data.materialization.tags[
-                "dagster/data_version"
-            ]
-            for e in again.get_asset_materialization_events()
-        }
+        versions = data_versions(again)
         assert versions["resolution_plan"] == package.artifact_ref(REV1.plan).sha256
         assert sorted(package.list_dir(REV1.dispatches_dir(Stage.RESOLUTION_PLAN))) == before
 
@@ -128,7 +134,7 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
     with dg.instance_for_test() as instance:
         register(instance, "BUG-000020")
         first = dg.materialize(
-            ASSETS[:2],
+            stage_graph("case", "resolution_plan"),
             partition_key="BUG-000020|0001",
             resources=resources(project_file),
             instance=instance,
@@ -142,7 +148,7 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
         path.write_bytes(canonical_bytes(doc))
 
         result = dg.materialize(
-            ASSETS,
+            GRAPH,
             partition_key="BUG-000020|0001",
             resources=resources(project_file),
             instance=instance,
@@ -155,21 +161,8 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
         assert not grounding.passed
         assert grounding.metadata["codes"].value == "PLAN_TERM_NOT_IN_QUOTE"
         assert "Wolpertinger King" in grounding.metadata["findings"].value
-        materialized = {
-            e.event_specific_data.materialization.asset_key.to_user_string()
-            for e in result.get_asset_materialization_events()
-        }
-        assert materialized == {"case", "resolution_plan"}  # nothing downstream ran
+        assert materialized(result) == {"case", "resolution_plan"}  # nothing downstream ran
         assert not package.exists(REV1.candidates)
-
-
-def _data_versions(result: dg.ExecuteInProcessResult) -> dict[str, str]:
-    return {
-        e.event_specific_data.materialization.asset_key.to_user_string(): (
-            e.event_specific_data.materialization.tags["dagster/data_version"]
-        )
-        for e in result.get_asset_materialization_events()
-    }
 
 
 def test_the_same_case_in_two_workspaces_gets_the_same_data_versions(tmp_path: Path) -> None:
@@ -184,12 +177,12 @@ def test_the_same_case_in_two_workspaces_gets_the_same_data_versions(tmp_path: P
         with dg.instance_for_test() as instance:
             register(instance, "BUG-000020")
             result = dg.materialize(
-                ASSETS,
+                GRAPH,
                 partition_key="BUG-000020|0001",
                 resources=resources(project_file),
                 instance=instance,
             )
             assert result.success
-            versions.append(_data_versions(result))
+            versions.append(data_versions(result))
     assert set(versions[0]) == {asset.key.to_user_string() for asset in ASSETS}
     assert versions[0] == versions[1]

@@ -3,7 +3,13 @@
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "assets",
+    "backfill",
+    "checks",
+    "concurrency",
     "failures",
+    "inbox",
+    "metadata",
     "partitions",
     "sensors",
+    "simulation",
 ]

@@ -1,71 +1,115 @@
 """The six assets, one per stage of :data:`vba_assets.pipeline.registry.STAGE_SPECS`.
 
 Thin on purpose: parse the partition, take the revision lock (the case asset writes nothing and
-takes none), run the stage, evaluate its checks, and return metadata a person can read plus the
-artifact's sha256 as the data version. A blocked stage (DB outage, provider retry pending,
-exhausted corrections) fails its step with the code in the failure metadata; nothing is lost.
+takes none), run the stage, and return metadata a person can read plus the artifact's sha256 as the
+data version. The checks are separate definitions (:mod:`vba_assets.defs.checks`) so an operator can
+execute them on their own. A blocked stage (DB outage, provider retry pending, exhausted
+corrections) fails its step with the code and ``retry_at`` in the failure metadata; nothing is lost.
+
+Dagster conventions: every asset has a ``code_version`` derived from the code that computes it
+(:func:`code_version`), owners, tags, and a description that says what it holds, how it is reused
+and which pool it takes. The model-calling assets take a slot of the ``vba_model_calls`` pool and
+the captures one of ``vba_world_db`` (limits: ``dagster instance concurrency set``; README).
 """
 
+import hashlib
+import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
+from typing import Any
 
 import dagster as dg
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.failures import as_dagster_failure
+from vba_assets.defs.metadata import rationale_markdown, split_manifest
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
-from vba_assets.domain.findings import Finding
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
-from vba_assets.pipeline.checks import CheckOutcome, evaluate_safely
-from vba_assets.pipeline.providers import provider_factory
+from vba_assets.pipeline.previews import accepted_manifest_markdown
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import STAGE_SPECS, StageSpec
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
 
 GROUP = "case_interpretation"
+#: Who answers for these assets (shown in the UI's asset catalog).
+OWNERS = ["team:case-interpretation"]
 
 
-def findings_markdown(findings: Sequence[Finding]) -> str:
-    """Each finding once, with the code, the search/alias/mention it concerns and its message."""
-    return "\n".join(f"- `{f.code.value}` {f.subject or ''} {f.message}" for f in findings)
+def stage_pool(stage: Stage) -> str | None:
+    """The concurrency pool a stage's step takes a slot of (None: no pool)."""
+    if stage.calls_model:
+        return MODEL_POOL
+    if stage is Stage.RESOLUTION_CAPTURES:
+        return WORLD_DB_POOL
+    return None
 
 
-def _check_result(name: str, outcome: CheckOutcome) -> dg.AssetCheckResult:
-    findings = list(dict.fromkeys(outcome.findings))
-    return dg.AssetCheckResult(
-        check_name=name,
-        passed=outcome.passed,
-        severity=dg.AssetCheckSeverity.ERROR,
-        metadata={
-            "findings": dg.MetadataValue.md(findings_markdown(findings) or "none"),
-            "codes": ", ".join(sorted({f.code.value for f in findings})) or "none",
-            "skipped": outcome.skipped or "no",
-        },
-    )
+def stage_kind(stage: Stage) -> str:
+    """``model-call``, ``research`` (world DB queries) or ``deterministic``."""
+    if stage.calls_model:
+        return "model-call"
+    return "research" if stage is Stage.RESOLUTION_CAPTURES else "deterministic"
 
 
-def _result(run: StageRun, spec: StageSpec, result: StageResult) -> dg.MaterializeResult:
+def code_version(spec: StageSpec) -> str:
+    """What determines the asset's output: the protocol and prompt versions a new revision
+    freezes, and a hash of the source of the modules holding the stage's function and its
+    checks. A change there shows every partition as stale ("code version changed")."""
+    modules = {inspect.getmodule(spec.run), *(inspect.getmodule(c.evaluate) for c in spec.checks)}
+    digest = hashlib.sha256()
+    for module in sorted((m for m in modules if m is not None), key=lambda m: m.__name__):
+        digest.update(module.__name__.encode())
+        digest.update(inspect.getsource(module).encode())
+    return f"protocol-{CURRENT_PROTOCOL_VERSION}.prompts-{CURRENT_PROMPT_VERSION}.{digest.hexdigest()[:12]}"
+
+
+def asset_description(spec: StageSpec) -> str:
+    checks = ", ".join(f"`{c.name}`" + (" (blocking)" if c.blocking else "") for c in spec.checks)
+    pool = stage_pool(spec.stage)
+    lines = [
+        spec.description,
+        "",
+        "One partition per case revision (`<case>|<revision>`). Re-materializing an accepted "
+        "partition reuses its artifact: no model call, no query, the same data version "
+        "(the artifact's sha256).",
+        f"Checks: {checks or 'none'}.",
+    ]
+    if pool:
+        lines.append(f"Pool: `{pool}` (one slot while the step runs).")
+    return "\n".join(lines)
+
+
+def _result(
+    run: StageRun, spec: StageSpec, result: StageResult, requests: int
+) -> dg.MaterializeResult:
     env = run.env
     rev = env.frozen()
-    metadata: dict[str, dg.RawMetadataValue] = {
+    manifest = (
+        accepted_manifest_markdown(rev, spec.stage)
+        if result.status == "accepted" and spec.stage.calls_model
+        else None
+    )
+    metadata: dict[str, Any] = {
         "status": result.status,
         "reused": result.reused,
-        "sha256": result.sha256,
-        "preview": dg.MetadataValue.md(spec.preview(rev, result)),
-        "model_requests_this_run": env.budget.used,
+        "model_requests": requests,  # sent by this asset in this run
         "model_requests_recorded": count_dispatch_records(env.package, env.layout),
+        "preview": dg.MetadataValue.md(split_manifest(spec.preview(rev, result), manifest)),
         **{key: str(value) for key, value in result.metadata.items()},
     }
+    if manifest:
+        metadata["context_manifest"] = dg.MetadataValue.md(manifest)
+    if spec.stage is Stage.RESOLUTION_ASSESSMENT and result.relpath:
+        rationale = rationale_markdown(env.package.read_json(result.relpath))
+        if rationale:
+            metadata["rationale"] = dg.MetadataValue.md(rationale)
     if result.relpath:
         metadata["path"] = dg.MetadataValue.path(str(env.package.path(result.relpath)))
-    return dg.MaterializeResult(
-        data_version=dg.DataVersion(result.sha256),
-        metadata=metadata,
-        check_results=[
-            _check_result(check.name, evaluate_safely(check.evaluate, rev)) for check in spec.checks
-        ],
-    )
+    return dg.MaterializeResult(data_version=dg.DataVersion(result.sha256), metadata=metadata)
 
 
 @contextmanager
@@ -76,7 +120,7 @@ def _locked(run: StageRun, spec: StageSpec) -> Iterator[None]:
 
 
 def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.AssetsDefinition:
-    """One stage as a partitioned asset whose checks are evaluated on every partition."""
+    """One stage as a partitioned asset (its checks: :func:`vba_assets.defs.checks.stage_checks`)."""
 
     @dg.asset(
         name=spec.name,
@@ -84,17 +128,11 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
         deps=list(deps),
         group_name=GROUP,
         kinds={spec.kind},
-        description=spec.description,
-        check_specs=[
-            dg.AssetCheckSpec(
-                check.name,
-                asset=spec.name,
-                blocking=check.blocking,
-                partitions_def=case_revision_partitions,
-                description=check.description,
-            )
-            for check in spec.checks
-        ],
+        description=asset_description(spec),
+        code_version=code_version(spec),
+        owners=OWNERS,
+        tags={"vba/stage": stage_kind(spec.stage)},
+        pool=stage_pool(spec.stage),
     )
     def _stage(
         context: dg.AssetExecutionContext,
@@ -102,20 +140,21 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
         llm: LlmResource,
         world_db: WorldDatabaseResource,
     ) -> dg.MaterializeResult:
-        with as_dagster_failure():
+        with as_dagster_failure(context):
             case_id, revision = parse_partition_key(context.partition_key)
-            config = project.load()
             env = RevisionEnv(
                 package=project.workspace().case(case_id),
                 revision=revision,
-                project=config,
+                project=project.load(),
                 llm=llm.load(),
                 budget=llm.budget(),
             )
             world = WorldAccess(lambda: world_db)
-            run = StageRun(env, world, provider_factory(env, world))
+            run = StageRun(env, world, llm.provider_factory(env, world))
+            before = env.budget.used
             with _locked(run, spec):
-                return _result(run, spec, spec.run(run))
+                result = spec.run(run)
+                return _result(run, spec, result, env.budget.used - before)
 
     return _stage
 

@@ -5,15 +5,30 @@ from contextlib import contextmanager
 
 import dagster as dg
 
+from vba_assets.defs.metadata import BLOCK_CODES, failure_metadata
 from vba_assets.errors import VbaError
 
 
 @contextmanager
-def as_dagster_failure() -> Iterator[None]:
-    """Re-raise a :class:`VbaError` as :class:`dagster.Failure` with its code and detail as metadata."""
+def as_dagster_failure(context: dg.AssetExecutionContext | None = None) -> Iterator[None]:
+    """Re-raise a :class:`VbaError` as :class:`dagster.Failure` with its code, ``retry_at``, what
+    to do and its detail as metadata.
+
+    A lifecycle block (ARCHITECTURE 9) is also recorded as an observation of the asset partition,
+    so the asset's page shows the blocked revision with its code and retry time next to its
+    materializations.
+    """
     try:
         yield
     except VbaError as exc:
-        metadata: dict[str, dg.RawMetadataValue] = {"code": exc.code.value}
-        metadata.update({f"detail.{k}": str(v) for k, v in sorted(exc.detail.items())})
-        raise dg.Failure(description=str(exc), metadata=metadata) from exc
+        metadata = failure_metadata(exc.code, exc.detail)
+        if context is not None and exc.code in BLOCK_CODES:
+            context.log_event(
+                dg.AssetObservation(
+                    asset_key=context.asset_key,
+                    partition=context.partition_key,
+                    description=f"blocked: {exc.message}",
+                    metadata={"blocked": exc.code.value, **metadata},
+                )
+            )
+        raise dg.Failure(description=str(exc), metadata=metadata, allow_retries=False) from exc

@@ -4,29 +4,26 @@ import hashlib
 import json
 
 import dagster as dg
-from dagster._core.definitions.unresolved_asset_job_definition import (
-    UnresolvedAssetJobDefinition,
-)
 
 from resources.dagster_resources import ProjectResource
-from vba_assets.defs.partitions import (
-    CASE_DIMENSION,
-    REVISION_DIMENSION,
-    partition_key,
-    registration_requests,
-)
+from vba_assets.defs.inbox import RejectedEntry, is_rejected_folder, move_rejected
+from vba_assets.defs.partitions import partition_key, registered_keys, registration_request
 from vba_assets.intake import InboxRejection, import_inbox
+from vba_assets.pipeline.revision import FIRST_REVISION
 from vba_assets.store import Workspace
 
-FIRST_REVISION = "0001"
+SENSOR_NAME = "inbox_sensor"
+
+__all__ = ["FIRST_REVISION", "SENSOR_NAME", "build_inbox_sensor", "workspace_partitions"]
 
 
 def workspace_partitions(workspace: Workspace) -> list[tuple[str, str, bool]]:
-    """``(case, revision, started)`` for every fully imported case of the workspace.
+    """``(case, revision, started)`` for every existing revision of every imported case.
 
     A case counts once its ``package.json`` exists (import writes it last). A newly imported case
-    has no revision yet: its first revision is ``0001``. A revision created with
-    ``vba revision new`` is not started until its frozen ``input.json`` exists.
+    has no revision yet: its first revision is ``0001``, which starts by itself. Later revisions
+    exist once ``vba revision new`` created them; one is started once its frozen ``input.json``
+    exists. Nothing else is a partition: no case gains a revision another case got.
     """
     partitions = []
     for case_id in workspace.case_ids():
@@ -39,52 +36,64 @@ def workspace_partitions(workspace: Workspace) -> list[tuple[str, str, bool]]:
     return partitions
 
 
-def _fingerprint(rejection: InboxRejection) -> str:
-    text = f"{rejection.source_name}|{rejection.code.value}|{rejection.message}"
+def _fingerprint(entry: RejectedEntry) -> str:
+    text = f"{entry.name}|{entry.code}|{entry.message}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def build_inbox_sensor(job: UnresolvedAssetJobDefinition) -> dg.SensorDefinition:
+def _intake(context: dg.SensorEvaluationContext, workspace: Workspace) -> list[str]:
+    """Import the inbox; move refused entries aside and log each once. Returns the fingerprints
+    of refused entries still in the inbox (could not be moved), for the cursor."""
+    already_logged = set(json.loads(context.cursor)) if context.cursor else set()
+    still_there = []
+    for outcome in import_inbox(workspace):
+        if not isinstance(outcome, InboxRejection):
+            context.log.info(str(outcome))
+            continue
+        if is_rejected_folder(outcome):
+            continue
+        entry = move_rejected(workspace.inbox_dir, outcome)
+        fingerprint = _fingerprint(entry)
+        if entry.moved_to is None:
+            still_there.append(fingerprint)
+        if fingerprint not in already_logged:
+            context.log.warning(entry.line())
+    return sorted(still_there)
+
+
+def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
     """A sensor that imports the inbox, registers new partitions and requests their runs."""
 
     @dg.sensor(
-        name="inbox_sensor",
-        job=job,
+        name=SENSOR_NAME,
+        job_name=job_name,
         minimum_interval_seconds=10,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Imports reports dropped into <workspace>/inbox/ (admission rejects bad ones "
-        "with a logged reason, once), registers every case and revision as a partition, and "
-        "requests one run per revision that was never started.",
+        description="Imports reports dropped into <workspace>/inbox/; a refused one is moved to "
+        "inbox/rejected/ with a <name>.reason.txt beside it and logged once with its file name. "
+        "Registers every existing case revision as a partition (<case>|<revision>) and requests "
+        "one run per revision that was never started.",
     )
     def inbox_sensor(
         context: dg.SensorEvaluationContext, project: ProjectResource
     ) -> dg.SensorResult:
         workspace = project.workspace()
-        already_logged = set(json.loads(context.cursor)) if context.cursor else set()
-        rejections = set()
-        for outcome in import_inbox(workspace):
-            if isinstance(outcome, InboxRejection):
-                rejections.add(_fingerprint(outcome))
-                if _fingerprint(outcome) in already_logged:
-                    continue
-                context.log.warning(str(outcome))
-            else:
-                context.log.info(str(outcome))
-        known_cases = set(context.instance.get_dynamic_partitions(CASE_DIMENSION))
-        known_revisions = set(context.instance.get_dynamic_partitions(REVISION_DIMENSION))
+        cursor = _intake(context, workspace)
         partitions = workspace_partitions(workspace)
+        known = set(registered_keys(context.instance))
         return dg.SensorResult(
-            # every case and revision of the workspace is visible, also with a fresh DAGSTER_HOME
-            dynamic_partitions_requests=registration_requests(
-                [c for c, _, _ in partitions if c not in known_cases],
-                [r for _, r, _ in partitions if r not in known_revisions],
+            # every case revision of the workspace is visible, also with a fresh DAGSTER_HOME
+            dynamic_partitions_requests=registration_request(
+                (c, r) for c, r, _ in partitions if partition_key(c, r) not in known
             ),
             run_requests=[
-                dg.RunRequest(run_key=f"start:{c}|{r}", partition_key=partition_key(c, r))
+                dg.RunRequest(
+                    run_key=f"start:{partition_key(c, r)}", partition_key=partition_key(c, r)
+                )
                 for c, r, started in partitions
                 if not started
             ],
-            cursor=json.dumps(sorted(rejections)),
+            cursor=json.dumps(cursor),
         )
 
     return inbox_sensor

@@ -1,0 +1,83 @@
+"""Backfill one case: its latest revision, or all of them (README, "Backfilling one case").
+
+    python -m vba_assets.defs.backfill --case-id BUG-000020 [--all-revisions] [--launch]
+
+Reads the registered partitions of the instance (``$DAGSTER_HOME``), keeps those of the case, and
+prints what to do with them: the partition selection to paste into the UI's backfill dialog
+(``"BUG-000020|0001", "BUG-000020|0002"``) and the equivalent Dagster command. ``--launch`` runs
+that command: ``dagster job backfill -w workspace.yaml -j interpret_cases --partitions ...``,
+which submits one run per partition to the instance's run queue (the queue's limits apply).
+
+A case's revisions are registered by the inbox sensor as they are created; a key that is not
+registered is not offered (there are no phantom revisions to backfill).
+"""
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import dagster as dg
+
+from vba_assets.definitions import JOB_NAME
+from vba_assets.defs.partitions import case_keys, registered_keys, selection_text
+
+WORKSPACE_YAML = Path(__file__).resolve().parents[2] / "workspace.yaml"
+
+
+def case_backfill_keys(
+    instance: dg.DagsterInstance, case_id: str, *, all_revisions: bool
+) -> list[str]:
+    """The registered keys of the case: every revision, or only the latest."""
+    keys = case_keys(registered_keys(instance), case_id)
+    return keys if all_revisions else keys[-1:]
+
+
+def backfill_command(keys: Sequence[str], workspace_yaml: Path = WORKSPACE_YAML) -> list[str]:
+    """The Dagster CLI command that backfills ``keys`` of ``interpret_cases``."""
+    dagster = Path(sys.executable).with_name("dagster")
+    return [
+        str(dagster if dagster.exists() else "dagster"),
+        "job",
+        "backfill",
+        "-w",
+        str(workspace_yaml),
+        "-j",
+        JOB_NAME,
+        "--partitions",
+        ",".join(keys),
+        "--noprompt",
+    ]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vba_assets.defs.backfill", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--case-id", required=True)
+    parser.add_argument(
+        "--all-revisions", action="store_true", help="every revision, not only the latest"
+    )
+    parser.add_argument("--launch", action="store_true", help="submit the backfill now")
+    args = parser.parse_args(argv)
+    with dg.DagsterInstance.get() as instance:
+        keys = case_backfill_keys(instance, args.case_id, all_revisions=args.all_revisions)
+    if not keys:
+        print(
+            f"{args.case_id} has no registered partition in this instance (is the inbox sensor "
+            "running, and is DAGSTER_HOME the one the UI uses?)",
+            file=sys.stderr,
+        )
+        return 2
+    command = backfill_command(keys)
+    print("partitions:      " + ", ".join(keys))
+    print("UI selection:    " + selection_text(keys))
+    print("Dagster command: " + " ".join(f"'{part}'" if "|" in part else part for part in command))
+    if not args.launch:
+        return 0
+    return subprocess.run(command, check=False).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
