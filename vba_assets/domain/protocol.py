@@ -19,7 +19,11 @@ version  what it changed
          rule by its own code instead of ``LLM_OUTPUT_RULES``
 4        (under construction in this release, not yet frozen by a published revision) the
          prompt version ``v2`` and the changes of the quality, interpretation and provider work:
-         each adds its own :class:`ProtocolSpec` flag, true from 4 on, and its rules ``since=4``
+         each adds its own :class:`ProtocolSpec` flag, true from 4 on, and its rules ``since=4``;
+         the complete interpretation contract: out-of-scope classes with consequences, relative
+         dates in eight languages, restatements that name the selected subjects, clarifications
+         that name the candidates, name-only evidence refused; context manifests that account
+         for the conversation history and callbacks
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -114,6 +118,34 @@ RULES: dict[ErrorCode, Rule] = {
         (ErrorCode.INTERPRETATION_DATE_MISMATCH, "a date equals the controller's resolution"),
         (ErrorCode.INTERPRETATION_DATE_UNRESOLVED, "an unresolvable date is null and an unknown"),
     ),
+    # the complete interpretation contract (issue 13)
+    **_rules(
+        "resolution_assessment",
+        4,
+        (
+            ErrorCode.ASSESSMENT_EVIDENCE_NAME_ONLY,
+            "evidence holds report words beyond the name (case, punctuation, spaces ignored)",
+        ),
+    ),
+    **_rules(
+        "interpretation",
+        4,
+        (ErrorCode.INTERPRETATION_SCOPE_CLASS, "out of scope names its class; in scope none"),
+        (
+            ErrorCode.INTERPRETATION_OUT_OF_SCOPE_WORK,
+            "an out-of-scope report has no affected subject and no sub-task",
+        ),
+        (ErrorCode.INTERPRETATION_IN_SCOPE_NO_SUBTASK, "an in-scope report has a sub-task"),
+        (
+            ErrorCode.INTERPRETATION_RESTATEMENT_NAMES,
+            "the restatement names every selected affected subject",
+        ),
+        (ErrorCode.INTERPRETATION_RESTATEMENT_ALIAS, "the restatement holds no alias code"),
+        (
+            ErrorCode.INTERPRETATION_CLARIFICATION_CANDIDATES,
+            "a clarification names the competing candidates (names and ids) or the unmatched name",
+        ),
+    ),
 }
 
 
@@ -126,12 +158,21 @@ class ProtocolSpec:
         schema_in_message: The output schema ends the user message (v2 and later).
         timing_in_content: Captures and dispatch records carry wall-clock values (v1, v2).
         generic_rule_code: Correction rounds name every rule ``LLM_OUTPUT_RULES`` (v1, v2).
+        complete_interpretation: The interpretation contract of issue 13 (v4 on): the reply
+            names an out-of-scope class (``InterpretationOutputV4``), relative dates are resolved
+            in the reporters' eight languages with dateparser
+            (:mod:`vba_assets.domain.interpretation.dates`), the stage context names its protocol
+            and the competing candidates' names, and the v4 rules of :data:`RULES` apply.
+        request_account: A context manifest states which conversation history its request
+            includes and that no callback mutated it (v4 on).
     """
 
     version: ProtocolVersion
     schema_in_message: bool
     timing_in_content: bool
     generic_rule_code: bool
+    complete_interpretation: bool = False
+    request_account: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -147,7 +188,14 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     1: ProtocolSpec(1, schema_in_message=False, timing_in_content=True, generic_rule_code=True),
     2: ProtocolSpec(2, schema_in_message=True, timing_in_content=True, generic_rule_code=True),
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
-    4: ProtocolSpec(4, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
+    4: ProtocolSpec(
+        4,
+        schema_in_message=True,
+        timing_in_content=False,
+        generic_rule_code=False,
+        complete_interpretation=True,
+        request_account=True,
+    ),
 }
 
 

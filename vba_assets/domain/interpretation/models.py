@@ -345,3 +345,59 @@ def resolve_relative_date(quote: str, reported_at: str, offset: str | None) -> D
     local = local_report_time(reported_at, offset)
     ranges = {_expression_range(match, local) for match in _expressions(quote)}
     return ranges.pop() if len(ranges) == 1 else None
+
+
+# --- protocol v4: the complete interpretation contract ---------------------------------------------
+
+#: What an out-of-scope report is instead of a report about this server's game world (v4).
+OutOfScopeClass = Literal[
+    "feature_request",
+    "account_or_billing",
+    "client_or_addon",
+    "cheating_report",
+    "not_game_world",
+]
+OUT_OF_SCOPE_CLASSES: tuple[OutOfScopeClass, ...] = typing.get_args(OutOfScopeClass)
+
+#: One line per out-of-scope class. Shown to the model in the schema and the prompts.
+OUT_OF_SCOPE_DESCRIPTIONS: dict[OutOfScopeClass, str] = {
+    "feature_request": "a request for new content, a change, a custom feature or a balance "
+    "opinion, not a report of something wrong",
+    "account_or_billing": "account access, bans and suspensions, passwords, restoring items or "
+    "characters, donations, payments or the shop: a matter for the staff, not the game world",
+    "client_or_addon": "a crash, error or display problem of the player's own client, computer, "
+    "graphics driver or addons",
+    "cheating_report": "a report about another player cheating, hacking, botting or exploiting",
+    "not_game_world": "anything else that is not about this server's game world: the website, "
+    "forum or launcher, other games or servers, questions, spam",
+}
+_OUT_OF_SCOPE_HELP = "; ".join(
+    f"{name}: {text}" for name, text in OUT_OF_SCOPE_DESCRIPTIONS.items()
+)
+
+
+class ScopeV4(Scope):
+    """Protocol v4: an out-of-scope decision names its class, and has consequences."""
+
+    in_scope: bool = Field(
+        description="True for a report of something wrong in this server's game world or its "
+        "service of it (creatures, quests, items, spells, objects, terrain, the realm). False for "
+        "the out-of-scope classes of out_of_scope_class."
+    )
+    out_of_scope_class: OutOfScopeClass | None = Field(
+        description="Required when in_scope is false, null when it is true. "
+        f"{_OUT_OF_SCOPE_HELP}. An out-of-scope report has no affected_subjects (its entities "
+        "go to context_entities) and no sub_tasks; an in-scope report has at least one sub_task."
+    )
+
+
+class InterpretationOutputV4(InterpretationOutput):
+    """Model call 3 from protocol v4: the scope names its out-of-scope class."""
+
+    scope: ScopeV4
+
+
+def interpretation_output_model(complete: bool) -> type[InterpretationOutput]:
+    """The output model of a protocol: :class:`InterpretationOutputV4` when its
+    ``complete_interpretation`` flag is set (v4 on), else :class:`InterpretationOutput`."""
+    return InterpretationOutputV4 if complete else InterpretationOutput
