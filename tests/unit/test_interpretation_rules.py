@@ -133,7 +133,11 @@ VALID: dict[str, Any] = {
     "searched for about 40 minutes, drunk and later with Synthebrew Goggles, without seeing a "
     "single Wild Wolpertinger. Two guildmates on the same quest see none either.",
     "category": "missing_or_unreachable_npc",
-    "scope": {"in_scope": True, "reason": "A creature of a quest cannot be found in the game."},
+    "scope": {
+        "in_scope": True,
+        "reason": "A creature of a quest cannot be found in the game.",
+        "out_of_scope_class": None,
+    },
     "ambiguity": {"is_ambiguous": False, "clarification_question": None},
     "affected_subjects": [
         {"ref": "N2", "mentions": [{"source": "S2", "quote": "Wild Wolpertinger"}]}
@@ -341,7 +345,10 @@ def test_an_ambiguous_report_asks_and_states_no_certain_subject() -> None:
     assert_issue(issues_of(unresolved, UNRESOLVED), "/affected_subjects/0/ref", "ambiguous")
 
     data = copy.deepcopy(VALID)
-    data["ambiguity"] = {"is_ambiguous": True, "clarification_question": "Which creature is it?"}
+    data["ambiguity"] = {
+        "is_ambiguous": True,
+        "clarification_question": "Which creature is it: 22943 or 23487?",
+    }
     data["affected_subjects"] = [
         {"ref": "D1", "mentions": [{"source": "S3", "quote": "Wolpertinger Net"}]}
     ]

@@ -10,7 +10,7 @@ so a replayed revision rebuilds it byte for byte.
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.base import StrictModel
@@ -107,6 +107,18 @@ class CaseHeader(StrictModel):
     )
 
 
+class CandidateLabel(StrictModel):
+    """A competing candidate of an unresolved identity: its identity and catalog name (v4)."""
+
+    identity: int | str
+    name: str
+
+
+#: Fields of :class:`InterpretationStageContext` that protocol v4 added; absent (not null) in the
+#: serialized context when unset, so the requests of protocol v1-v3 keep their bytes.
+_V4_CONTEXT_FIELDS = ("protocol_version", "candidate_names")
+
+
 class InterpretationStageContext(StrictModel):
     """Model call 3: the frozen case plus, when resolution ran, its F/N/D aliases."""
 
@@ -116,6 +128,29 @@ class InterpretationStageContext(StrictModel):
     resolution: ResolutionContext | None = Field(
         default=None, description="None when entity resolution is disabled (unresolved prompt)."
     )
+    protocol_version: int | None = Field(
+        default=None,
+        description="From protocol v4: the protocol whose contract the reply is judged by (set "
+        "by the request builder, so a local provider answers in that contract).",
+    )
+    candidate_names: dict[str, list[CandidateLabel]] | None = Field(
+        default=None,
+        description="From protocol v4: D alias -> its competing candidates with their catalog "
+        "names, so a clarification can name them (built from the candidate index).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_v4_fields(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in _V4_CONTEXT_FIELDS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+    @property
+    def complete(self) -> bool:
+        """Whether the reply is judged by the complete contract (protocol v4 on)."""
+        return (self.protocol_version or 0) >= 4
 
 
 # --- stage contexts from frozen artifacts ---------------------------------------------------------
@@ -213,11 +248,39 @@ def assessment_stage_context(
     )
 
 
+def candidate_names(
+    resolution_context: ResolutionContext, candidate_index: CandidateIndex
+) -> dict[str, list[CandidateLabel]]:
+    """D alias -> its competing candidates (identity and catalog name), from the candidate index."""
+    searches = {search.search_id: search for search in candidate_index.searches}
+    names: dict[str, list[CandidateLabel]] = {}
+    for unresolved in resolution_context.unresolved:
+        search = searches.get(unresolved.search_id)
+        known = {c.identity: c.name for c in search.candidates} if search is not None else {}
+        names[unresolved.alias] = [
+            CandidateLabel(identity=identity, name=known[identity])
+            for identity in unresolved.candidate_identities
+            if identity in known
+        ]
+    return names
+
+
 def interpretation_stage_context(
-    case_doc: Mapping[str, Any], resolution_context: ResolutionContext | None
+    case_doc: Mapping[str, Any],
+    resolution_context: ResolutionContext | None,
+    candidate_index: CandidateIndex | None = None,
 ) -> InterpretationStageContext:
-    """Model call 3 sees the case header, the sources and, when resolution ran, F/N/D aliases."""
+    """Model call 3 sees the case header, the sources and, when resolution ran, F/N/D aliases.
+
+    ``candidate_index`` (protocol v4 callers): adds the competing candidates' names of every D
+    alias (:func:`candidate_names`); without it a v4 context has no names, only identities.
+    """
     case = _case(case_doc)
+    names = (
+        candidate_names(resolution_context, candidate_index)
+        if resolution_context is not None and candidate_index is not None
+        else None
+    )
     return InterpretationStageContext(
         case=CaseHeader(
             case_id=case.case_id,
@@ -227,4 +290,5 @@ def interpretation_stage_context(
         ),
         sources=source_views(case),
         resolution=resolution_context,
+        candidate_names=names,
     )

@@ -7,11 +7,13 @@ correction message, so they name the offending field (a JSON pointer), the searc
 concern, and say what to do instead.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS, fold
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.models import (
@@ -282,7 +284,39 @@ def _selection_issues(
                 sid,
             )
         )
+    elif verdict.evidence and not any(
+        words_beyond_names(
+            e.quote, [candidate.name, *(row.name for row in candidate.also_matched), search.term]
+        )
+        for e in verdict.evidence
+    ):
+        names = ", ".join(repr(n) for n in dict.fromkeys([candidate.name, search.term]))
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_EVIDENCE_NAME_ONLY,
+                f"{path}/evidence",
+                f"similar names alone are insufficient: once case, punctuation and spacing are "
+                f"ignored, the evidence holds only the name ({names}); quote report words beyond "
+                "it that identify this candidate (the quest, place, level or what it does)",
+                sid,
+            )
+        )
     return issues
+
+
+_WORD = re.compile(r"\w+")
+
+
+def words_beyond_names(quote: str, names: Sequence[str]) -> list[str]:
+    """The words of ``quote`` left once every occurrence of ``names`` is removed, compared after
+    normalising case, punctuation and whitespace (protocol v4: similar names alone are
+    insufficient; ``"Wild Wolpertinger!"`` leaves nothing)."""
+    text = f" {' '.join(_WORD.findall(normalize_for_match(quote)))} "
+    wanted = {" ".join(_WORD.findall(normalize_for_match(name))) for name in names}
+    for name in sorted(wanted - {""}, key=lambda n: (-len(n), n)):
+        while f" {name} " in text:
+            text = text.replace(f" {name} ", " ")
+    return text.split()
 
 
 def _abstention_issues(
