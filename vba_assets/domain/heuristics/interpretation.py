@@ -18,30 +18,46 @@ Built from the frozen context only, so that it passes
   an expression it cannot resolve becomes an unknown;
 * **sub-tasks**: questions about each entity for the next phase, never a diagnosis.
 
+Protocol v4 (a stage context stamped ``protocol_version`` 4, the complete contract) changes:
+
+* **scope**: every out-of-scope class is read from the text (:func:`.categories.scope_class`);
+  an out-of-scope report lists its entities as context only, asks nothing of the next phase and is
+  not ambiguous; an in-scope report always has a sub-task;
+* **time references** in the reporters' eight languages (:mod:`vba_assets.domain.interpretation.dates`);
+* **restatement**: the names of the entities (catalog names and the report's words), never an
+  alias code, with the resolved dates;
+* **clarification**: names the competing candidates (ids, and names when the context has them) or
+  the unmatched name, in one line.
+
 What it cannot do: the restatement is a template around the report's title, not a summary; the
 observations are the reporter's sentences, not a reading of them; nothing is inferred beyond the
-lookups. With entity resolution disabled no entity is listed (it does not guess names).
+lookups. With entity resolution disabled no entity is listed (it does not guess names). Scope is
+read from cue phrases: a report that is out of scope without any listed cue is taken as in scope.
 """
 
 import re
 from collections.abc import Sequence
 
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
-from vba_assets.domain.heuristics.categories import categorize, out_of_scope_phrase
+from vba_assets.domain.heuristics.categories import categorize, out_of_scope_phrase, scope_class
+from vba_assets.domain.interpretation.dates import find_dates, relative_words, resolve_found
 from vba_assets.domain.interpretation.models import (
     Ambiguity,
     EntityReference,
     InterpretationOutput,
+    InterpretationOutputV4,
     Observation,
     ReportQuote,
     Scope,
+    ScopeV4,
     TimeReference,
     Unknown,
+    local_report_time,
     relative_expressions,
     resolve_relative_date,
 )
-from vba_assets.domain.interpretation.rules import causal_phrases
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+from vba_assets.domain.interpretation.rules import CLARIFICATION_MAX_CANDIDATES, causal_phrases
+from vba_assets.domain.prompting.stage_context import CandidateLabel, InterpretationStageContext
 from vba_assets.domain.resolution.models import (
     MentionCitation,
     ResolutionContext,
@@ -299,7 +315,10 @@ def _restatement(
 
 
 def interpret_case(context: InterpretationStageContext) -> InterpretationOutput:
-    """The heuristic interpretation of one case (see the module docstring)."""
+    """The heuristic interpretation of one case (see the module docstring): the complete
+    contract when the context says protocol v4, else the answer of protocol v1-v3."""
+    if context.complete:
+        return _interpret_complete(context)
     resolution = context.resolution
     entities: list[Entity] = (
         [*resolution.selected, *resolution.unresolved] if resolution is not None else []
@@ -344,6 +363,186 @@ def interpret_case(context: InterpretationStageContext) -> InterpretationOutput:
         ambiguity=Ambiguity(
             is_ambiguous=unclear is not None,
             clarification_question=_clarification(unclear) if unclear is not None else None,
+        ),
+        affected_subjects=affected,
+        context_entities=context_entities,
+        observations=observations[:32],
+        time_references=times,
+        unknowns=unknowns[:32],
+        sub_tasks=sub_tasks,
+    )
+
+
+# --- protocol v4: the complete contract -----------------------------------------------------------
+
+_ALIAS_LIKE = re.compile(r"(?<![\w-])(?:[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
+
+
+def _time_references_v4(context: InterpretationStageContext) -> list[TimeReference]:
+    found: list[TimeReference] = []
+    seen: set[tuple[str, str]] = set()
+    local = local_report_time(context.case.reported_at, context.case.reported_at_offset)
+    for source in context.sources:
+        if not source.readable or not source.text:
+            continue
+        for expression in find_dates(source.text):
+            if expression.iso is not None:
+                continue
+            key = (source.alias, expression.quote)
+            if key in seen or len(found) >= MAX_TIME_REFERENCES:
+                continue
+            seen.add(key)
+            resolved = resolve_found(expression, local)
+            found.append(
+                TimeReference(
+                    source=source.alias,
+                    quote=expression.quote,
+                    resolved_start=resolved.start if resolved else None,
+                    resolved_end=resolved.end if resolved else None,
+                    anchor="reported_at",
+                )
+            )
+    return found
+
+
+def _candidates_text(entity: UnresolvedIdentityAlias, names: list[CandidateLabel]) -> str:
+    known = {c.identity: c.name for c in names}
+    shown = entity.candidate_identities[:CLARIFICATION_MAX_CANDIDATES]
+    listed = "; ".join(f"{i} '{known[i]}'" if i in known else str(i) for i in shown)
+    more = len(entity.candidate_identities) - len(shown)
+    return listed + (f" (and {more} more)" if more > 0 else "")
+
+
+def _clarification_v4(entity: UnresolvedIdentityAlias, context: InterpretationStageContext) -> str:
+    if entity.status == "no_match" or not entity.candidate_identities:
+        return (
+            f"The name '{entity.term}' matched no catalog entry: how exactly is it written in the "
+            "game, and where did you meet it?"
+        )
+    names = (context.candidate_names or {}).get(entity.alias, [])
+    listed = _candidates_text(entity, names)
+    if entity.status == "truncated":
+        return (
+            f"The name '{entity.term}' matches more catalog entries than were captured, among "
+            f"them {listed}: which one do you mean (its id or exact name)?"
+        )
+    return f"Which '{entity.term}' do you mean: {listed} (answer with its id)?"
+
+
+def _label_v4(entity: Entity) -> str:
+    if isinstance(entity, SelectedEntityAlias):
+        words = dict.fromkeys(m.quote for m in entity.mentions)
+        said = next((w for w in words if w.casefold() != entity.name.casefold()), None)
+        extra = f", written '{said}' in the report" if said else ""
+        return f"{entity.name} ({entity.entity_type} {entity.identity}{extra})"
+    return f"'{entity.term}' (not resolved: {entity.status})"
+
+
+def _restatement_v4(
+    context: InterpretationStageContext,
+    entities: Sequence[Entity],
+    times: Sequence[TimeReference],
+    texts: list[str],
+    in_scope: bool,
+) -> str:
+    case = context.case
+    parts = [f"Case {case.case_id}, reported at {case.reported_at} (UTC)."]
+    title = case.title or ""
+    if title and not relative_words(title) and '"' not in title and not _ALIAS_LIKE.search(title):
+        parts.append(f'The reporter\'s title: "{title}".')
+    if not in_scope:
+        parts.append("The report is not about this server's game world.")
+    subjects = [e for e in entities if e.role == "affected_subject"]
+    others = [e for e in entities if e.role != "affected_subject"]
+    if subjects:
+        parts.append(f"It concerns {'; '.join(_label_v4(e) for e in subjects[:8])}.")
+    if others:
+        parts.append(f"Also named: {'; '.join(_label_v4(e) for e in others[:8])}.")
+    if not entities:
+        parts.append(
+            "Entity resolution was disabled, so no name was looked up."
+            if context.resolution is None
+            else "The report names no entity that was looked up."
+        )
+    days = list(
+        dict.fromkeys(
+            t.resolved_start.isoformat()
+            if t.resolved_start == t.resolved_end
+            else f"{t.resolved_start.isoformat()}..{t.resolved_end.isoformat()}"
+            for t in times
+            if t.resolved_start is not None and t.resolved_end is not None
+        )
+    )
+    if days:
+        parts.append(f"Dates the report refers to (reporter's local days): {', '.join(days)}.")
+    text = " ".join(parts)[:2000]
+    if causal_phrases(text, texts) or relative_words(text) or _ALIAS_LIKE.search(text):
+        named = "; ".join(e.name for e in subjects if isinstance(e, SelectedEntityAlias))
+        about = f" about {named}" if named and not _ALIAS_LIKE.search(named) else ""
+        return f"Case {case.case_id}: a player report{about}; see the observations."
+    return text
+
+
+def _sub_tasks_v4(resolution: ResolutionContext | None, category: str) -> list[str]:
+    tasks = _sub_tasks(resolution, category)
+    return tasks or [
+        "What exactly does the reporter see in the game world, where, and with which character?"
+    ]
+
+
+def _interpret_complete(context: InterpretationStageContext) -> InterpretationOutputV4:
+    resolution = context.resolution
+    entities: list[Entity] = (
+        [*resolution.selected, *resolution.unresolved] if resolution is not None else []
+    )
+    texts = [s.text for s in context.sources if s.readable and s.text]
+    decided = scope_class(context.sources)
+    in_scope = decided is None
+    unclear = _ambiguous(resolution) if in_scope else None
+    affected, context_entities = _entities(resolution, unclear is not None)
+    if not in_scope:
+        affected, context_entities = [], [*affected, *context_entities][:32]
+    category, _score = categorize(context.sources)
+    scope = ScopeV4(
+        in_scope=in_scope,
+        out_of_scope_class=decided[0] if decided else None,
+        reason=(
+            f"heuristic: the report reads as {decided[0]} (cue '{decided[1]}'), not as a report "
+            "of something wrong in this server's game world"
+            if decided
+            else "heuristic: a player report about the game world; no out-of-scope cue (feature "
+            "request, account or billing, client or addon, cheating, not the game world) was found"
+        ),
+    )
+    times = _time_references_v4(context)
+    unresolved = list(resolution.unresolved) if resolution is not None else []
+    unknowns = [Unknown(ref=d.alias, description=_unknown_text(d)) for d in unresolved]
+    unknowns += [
+        Unknown(ref=None, description=f"The time expression '{t.quote}' could not be resolved.")
+        for t in times
+        if t.resolved_start is None
+    ]
+    if resolution is None:
+        unknowns.append(
+            Unknown(ref=None, description="Entity resolution is disabled: no name was looked up.")
+        )
+    observations = _source_observations(context, entities, texts)
+    if resolution is not None:
+        observations += _lookup_observations(resolution)
+    sub_tasks = (
+        [t for t in _sub_tasks_v4(resolution, category) if not causal_phrases(t, texts)]
+        if in_scope
+        else []
+    )
+    if in_scope and not sub_tasks:
+        sub_tasks = ["Which game-world situation does the report describe?"]
+    return InterpretationOutputV4(
+        restatement=_restatement_v4(context, entities, times, texts, in_scope),
+        category=category,
+        scope=scope,
+        ambiguity=Ambiguity(
+            is_ambiguous=unclear is not None,
+            clarification_question=_clarification_v4(unclear, context) if unclear else None,
         ),
         affected_subjects=affected,
         context_entities=context_entities,
