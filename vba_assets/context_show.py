@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.prompting.items import ContextItem
-from vba_assets.domain.prompting.manifest import ContextManifest
+from vba_assets.domain.prompting.manifest import ContextManifest, account_lines
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import ErrorCode, InputError, StoreError
@@ -135,6 +135,7 @@ def manifest_text(shown: ShownDispatch) -> str:
         *_text_table(manifest_rows(m)),
         "",
         *summary_lines(m),
+        *account_lines(m),
     ]
     return "\n".join(lines)
 

@@ -23,6 +23,13 @@ sent (``DispatchRecord.request``), so a manifest describes the sent bytes:
   ``provider_injected``, in the order a provider assembles a prompt: tool and format definitions,
   system text, the conversation, then structured stage data (read only by local providers).
   Provider prompt caching can apply to that prefix.
+* The **exact account** (protocol v4, ``ProtocolSpec.request_account``; seed
+  ``resolver-classifier``'s context table): which conversation history the request includes
+  (:class:`HistoryAccount`: none, or the correction rounds of the stage's earlier rejected
+  attempts, each with its messages) and that nothing is mutated by callbacks
+  (:class:`CallbackAccount`: no hook adds, changes or removes an item between the builder and the
+  provider). Manifests of earlier protocols have neither field (absent, not null), so their bytes
+  stay as they were recorded.
 
 The item vocabulary (:class:`ContextItem`, lifecycles, slots, :func:`correction_items`) lives in
 :mod:`.context_items`, reading and locating in the sent body in :mod:`.context_location`; their
@@ -31,7 +38,9 @@ public names are re-exported here. Pure: stdlib and pydantic only.
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
@@ -49,6 +58,7 @@ from vba_assets.domain.prompting.location import (
     body_channels,
     manifest_mismatch,
 )
+from vba_assets.domain.protocol import protocol
 
 TOKEN_ESTIMATOR = "ceil(chars / 4): an estimate, not a provider's tokenizer"
 MANIFEST_SUFFIX = ".manifest.json"
@@ -87,6 +97,43 @@ class ManifestChannel(StrictModel):
     sha256: str
 
 
+#: The one statement a v4 manifest makes about callbacks (the builder is the only writer).
+NO_CALLBACKS = (
+    "Nothing is mutated by callbacks: the request is built once, by code, from the revision's "
+    "frozen artifacts; no before/after-model, tool or agent callback adds, changes or removes an "
+    "item between the builder and the provider, and a reply is only read, never edited."
+)
+
+
+class HistoryRound(StrictModel):
+    """One correction round in the conversation: the rejected reply and the correction after it."""
+
+    attempt: int
+    reply_message: int
+    correction_message: int
+    rejected: str  # the rejected record (revision-relative) the two messages are copied from
+
+
+class HistoryAccount(StrictModel):
+    """What conversation history the request includes (protocol v4)."""
+
+    included: Literal["none", "correction_rounds"]
+    rounds: tuple[HistoryRound, ...]
+    statement: str
+
+
+class CallbackAccount(StrictModel):
+    """What callbacks did to the request (protocol v4): nothing."""
+
+    mutated_by_callbacks: Literal[False] = False
+    callbacks: tuple[str, ...] = ()
+    statement: str = NO_CALLBACKS
+
+
+#: Fields protocol v4 added; absent (not null) from a manifest of an earlier protocol.
+_ACCOUNT_FIELDS = ("history", "callbacks")
+
+
 class ContextManifest(StrictModel):
     """``dispatches/<stage>-<n>.manifest.json``: what one sent request held, item by item."""
 
@@ -109,6 +156,52 @@ class ContextManifest(StrictModel):
     static_prefix_share: float
     first_non_static: str | None
     provider_usage: TokenUsage | None
+    history: HistoryAccount | None = None
+    callbacks: CallbackAccount | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_account(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in _ACCOUNT_FIELDS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+def history_account(items: Sequence[ContextItem]) -> HistoryAccount:
+    """The conversation history a request's items include: the correction rounds
+    (``reply:attempt-<n>`` and ``correction:attempt-<n>`` items, :func:`correction_items`)."""
+    rounds: dict[int, dict[str, Any]] = {}
+    for item in items:
+        kind, _, attempt = item.name.partition(":attempt-")
+        if (
+            kind in ("reply", "correction")
+            and attempt.isdigit()
+            and item.slot.startswith("message:")
+        ):
+            entry = rounds.setdefault(int(attempt), {"attempt": int(attempt)})
+            entry[f"{kind}_message"] = int(item.slot.split(":", 1)[1])
+            entry["rejected"] = item.artifact
+    listed = tuple(
+        HistoryRound.model_validate(entry)
+        for _, entry in sorted(rounds.items())
+        if {"reply_message", "correction_message"} <= entry.keys()
+    )
+    if not listed:
+        statement = (
+            "No conversation history: the request is the stage's own messages only (system text "
+            "and one user message); no earlier stage, turn or session is included."
+        )
+    else:
+        statement = (
+            f"The conversation history is the {len(listed)} correction round(s) of this stage's "
+            "earlier rejected attempts, each the rejected reply (assistant) and the controller's "
+            "correction (user), copied from their rejected records; nothing else (no earlier "
+            "stage, turn or session) is included."
+        )
+    return HistoryAccount(
+        included="correction_rounds" if listed else "none", rounds=listed, statement=statement
+    )
 
 
 # --- the manifest ---------------------------------------------------------------------------------
@@ -171,7 +264,15 @@ def context_manifest(record: DispatchRecord, items: Sequence[ContextItem]) -> Co
         static_prefix_share=round(prefix / total, 4) if total else 0.0,
         first_non_static=first,
         provider_usage=record.usage,
+        **_account(record, items),
     )
+
+
+def _account(record: DispatchRecord, items: Sequence[ContextItem]) -> dict[str, Any]:
+    """The history and callback account of a protocol that has one (v4 on), else nothing."""
+    if not protocol(record.protocol_version).request_account:
+        return {}
+    return {"history": history_account(items), "callbacks": CallbackAccount()}
 
 
 def _manifest_item(
@@ -232,3 +333,23 @@ def manifest_for_record(
 def manifest_relpath(record_relpath: str) -> str:
     """``.../dispatches/<stage>-<n>.json`` -> ``.../dispatches/<stage>-<n>.manifest.json``."""
     return record_relpath.removesuffix(".json") + MANIFEST_SUFFIX
+
+
+def account_lines(manifest: ContextManifest) -> list[str]:
+    """The history and callback account as readable lines (``vba context show``, previews)."""
+    if manifest.history is None or manifest.callbacks is None:
+        return [
+            f"history and callbacks: not stated (protocol v{manifest.protocol_version} manifests "
+            "predate the account; their requests were built the same way, without callbacks)"
+        ]
+    history = manifest.history
+    lines = [f"history: {history.included}: {history.statement}"]
+    lines += [
+        f"  round of attempt {r.attempt}: messages[{r.reply_message}] rejected reply, "
+        f"messages[{r.correction_message}] correction (from {r.rejected})"
+        for r in history.rounds
+    ]
+    callbacks = manifest.callbacks
+    state = "mutated by callbacks" if callbacks.mutated_by_callbacks else "nothing mutated"
+    lines.append(f"callbacks: {state}: {callbacks.statement}")
+    return lines

@@ -16,7 +16,11 @@ from typing import Any, NamedTuple, TypeVar
 
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
-from vba_assets.domain.prompting.stage_context import SearchView, SourceView
+from vba_assets.domain.prompting.stage_context import (
+    InterpretationStageContext,
+    SearchView,
+    SourceView,
+)
 from vba_assets.domain.resolution.models import (
     FactAlias,
     MentionCitation,
@@ -253,3 +257,52 @@ def retain_rules(resolution: ResolutionContext) -> list[Pieces]:
         for i, d in enumerate(resolution.unresolved)
     ]
     return selected + unresolved
+
+
+def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
+    """Protocol v4's per-case checks: the restatement names each selected affected subject; a
+    clarification about an unresolved identity names its competing candidates (with the names
+    the candidate index gives) or, with no candidate, the name the report used."""
+    resolution = context.resolution
+    if resolution is None:
+        return []
+    rules: list[Pieces] = []
+    for i, n in enumerate(resolution.selected):
+        if n.role != "affected_subject":
+            continue
+        words = [w for w in dict.fromkeys(m.quote for m in n.mentions) if w != n.name][:3]
+        said = f" or the report's words {', '.join(json_text(w) for w in words)}" if words else ""
+        rules.append(
+            part(
+                f"restate:{n.alias}",
+                "per_stage",
+                f"{RESOLUTION_CONTEXT}#/selected/{i}",
+                f"- When {n.alias} is an affected subject, the restatement names it: "
+                f"{json_text(n.name)}{said}, never the code {n.alias}.",
+            )
+        )
+    names = context.candidate_names or {}
+    for i, d in enumerate(resolution.unresolved):
+        if d.status == "no_match" or not d.candidate_identities:
+            text = (
+                f"- A clarification about {d.alias} names {json_text(d.term)} as the report "
+                "wrote it (nothing matched)."
+            )
+            source = f"{RESOLUTION_CONTEXT}#/unresolved/{i}"
+        else:
+            known = {c.identity: c.name for c in names.get(d.alias, [])}
+            listed = ", ".join(
+                f"{json_text(identity)} {json_text(known[identity])}"
+                if identity in known
+                else json_text(identity)
+                for identity in d.candidate_identities
+            )
+            text = (
+                f"- A clarification about {d.alias} ({json_text(d.term)}) names its competing "
+                f"candidates with ids and names: {listed}."
+            )
+            source = f"{RESOLUTION_CONTEXT}#/unresolved/{i}" + (
+                "" if not known else f" + {CANDIDATES}#/searches"
+            )
+        rules.append(part(f"clarify:{d.alias}", "per_stage", source, text))
+    return rules
