@@ -84,13 +84,22 @@ class DagsterDev:
         env: the complete environment of the server (DAGSTER_HOME, VBA_WORKSPACE, ...).
         log_path: where stdout and stderr of the whole group go.
         port: the port to serve on (see :func:`free_port`).
+        workspace_yaml: the workspace file (default: the repository's ``workspace.yaml``).
     """
 
-    def __init__(self, cwd: Path, env: dict[str, str], log_path: Path, port: int) -> None:
+    def __init__(
+        self,
+        cwd: Path,
+        env: dict[str, str],
+        log_path: Path,
+        port: int,
+        workspace_yaml: Path | str = "workspace.yaml",
+    ) -> None:
         self.cwd = cwd
         self.env = env
         self.log_path = log_path
         self.port = port
+        self.workspace_yaml = workspace_yaml
         self.base_url = f"http://127.0.0.1:{port}"
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -103,7 +112,7 @@ class DagsterDev:
             "-p",
             str(self.port),
             "-w",
-            "workspace.yaml",
+            str(self.workspace_yaml),
         ]
         with open(self.log_path, "ab") as log:
             self._process = subprocess.Popen(

@@ -170,7 +170,14 @@ class DagsterGraphQL:
 
     def runs(self, job: str, limit: int = 1000) -> list[RunSummary]:
         """The job's runs, newest first."""
-        data = self.query(_RUNS, {"filter": {"pipelineName": job}, "limit": limit})["runsOrError"]
+        return self._runs({"pipelineName": job}, limit)
+
+    def runs_with_tag(self, key: str, value: str, limit: int = 1000) -> list[RunSummary]:
+        """The runs carrying a tag (e.g. ``dagster/backfill`` = a backfill id), newest first."""
+        return self._runs({"tags": [{"key": key, "value": value}]}, limit)
+
+    def _runs(self, run_filter: dict[str, Any], limit: int) -> list[RunSummary]:
+        data = self.query(_RUNS, {"filter": run_filter, "limit": limit})["runsOrError"]
         if data["__typename"] != "Runs":
             raise GraphQLError(f"runs: {data.get('message', data['__typename'])}")
         runs = []
@@ -215,6 +222,44 @@ class DagsterGraphQL:
             )
             for tick in data["sensorState"]["ticks"]
         ]
+
+    def launch_asset_backfill(
+        self, assets: list[str], partitions: list[str], title: str = ""
+    ) -> str:
+        """Launch a backfill of ``assets`` over ``partitions`` (what the UI's Materialize
+        dialog does); return its id."""
+        params = {
+            "assetSelection": [{"path": asset.split("/")} for asset in assets],
+            "partitionNames": partitions,
+            "fromFailure": False,
+            "title": title or None,
+        }
+        data = self.query(_LAUNCH_BACKFILL, {"params": params})["launchPartitionBackfill"]
+        if data["__typename"] != "LaunchBackfillSuccess":
+            raise GraphQLError(f"backfill: {data.get('message', data['__typename'])}")
+        backfill_id: str = data["backfillId"]
+        return backfill_id
+
+    def backfill(self, backfill_id: str) -> dict[str, Any]:
+        """``{"status", "numPartitions", "partitionNames", "title", "error"}`` of a backfill."""
+        data = self.query(_BACKFILL, {"id": backfill_id})["partitionBackfillOrError"]
+        if data["__typename"] != "PartitionBackfill":
+            raise GraphQLError(f"backfill {backfill_id}: {data.get('message', data['__typename'])}")
+        result: dict[str, Any] = data
+        return result
+
+    def backfills(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest backfills: id, status, title, partition names."""
+        data = self.query(_BACKFILLS, {"limit": limit})["partitionBackfillsOrError"]
+        if data["__typename"] != "PartitionBackfills":
+            raise GraphQLError(f"backfills: {data.get('message', data['__typename'])}")
+        results: list[dict[str, Any]] = data["results"]
+        return results
+
+    def instance(self) -> dict[str, Any]:
+        """Run queuing, the run queue's limits, the run launcher and the pool settings."""
+        data: dict[str, Any] = self.query(_INSTANCE)["instance"]
+        return data
 
     def sensor_status(self, ref: JobRef, sensor: str) -> str:
         """``RUNNING`` or ``STOPPED``."""
@@ -282,4 +327,35 @@ query ($selector: SensorSelector!, $limit: Int) { sensorOrError(sensorSelector: 
   ... on SensorNotFoundError { message }
   ... on Sensor { sensorState { status ticks(limit: $limit) {
     tickId status timestamp error { message } logEvents { events { level message } } } } } } }
+"""
+
+_LAUNCH_BACKFILL = """
+mutation ($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+  __typename
+  ... on LaunchBackfillSuccess { backfillId }
+  ... on PythonError { message }
+  ... on InvalidStepError { invalidStepKey }
+  ... on InvalidOutputError { invalidOutputName }
+  ... on UnauthorizedError { message } } }
+"""
+
+_BACKFILL_FIELDS = "id status numPartitions partitionNames title error { message }"
+
+_BACKFILL = (
+    "query ($id: String!) { partitionBackfillOrError(backfillId: $id) { __typename "
+    "... on PythonError { message } ... on BackfillNotFoundError { message } "
+    "... on PartitionBackfill { " + _BACKFILL_FIELDS + " } } }"
+)
+
+_BACKFILLS = (
+    "query ($limit: Int) { partitionBackfillsOrError(limit: $limit) { __typename "
+    "... on PythonError { message } "
+    "... on PartitionBackfills { results { " + _BACKFILL_FIELDS + " } } } }"
+)
+
+_INSTANCE = """
+{ instance { runQueuingSupported runLauncher { name }
+  runQueueConfig { maxConcurrentRuns tagConcurrencyLimitsYaml isOpConcurrencyAware }
+  supportsConcurrencyLimits
+  poolConfig { poolGranularity defaultPoolLimit } } }
 """

@@ -30,11 +30,15 @@ import dagster as dg
 
 from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from resources.llm.replay import ReplayProvider
+from vba_assets.config import load_project_config
 from vba_assets.definitions import build_definitions
 from vba_assets.domain.llm.contract import ChatMessage, ModelRequest, Provider, ProviderReply
 from vba_assets.domain.stages import MODEL_STAGES
+from vba_assets.intake import import_report
+from vba_assets.llm_config import load_llm_config
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import WorldAccess
+from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import CasePackage, RevisionLayout, Workspace
 
 REPLAY_CONFIG = Path(__file__).resolve().parents[2] / "config" / "llm.replay.toml"
@@ -107,6 +111,38 @@ def seed_from_recording(recorded: CasePackage, target: CasePackage, revision: st
     frozen = recorded.read_json(source.input)
     target.write_json(layout.input, {**frozen, "revision": revision})
     target.write_bytes(layout.er_input, recorded.read_bytes(source.er_input))
+
+
+def record_reports(recordings: Workspace, report_paths: Iterable[Path]) -> list[str]:
+    """Import each report into ``recordings`` and run its revision ``0001`` once with the
+    ``heuristic`` provider (the embedded world DB, no key): real dispatch records to replay."""
+    project, llm = load_project_config(None), load_llm_config(None)
+    case_ids = []
+    for path in report_paths:
+        case_id = import_report(recordings, path).case_id
+        run_trial(
+            recordings,
+            case_id,
+            RECORDED_REVISION,
+            project,
+            llm,
+            stop_after="interpretation",
+            max_dispatches=llm.max_dispatches,
+        )
+        case_ids.append(case_id)
+    return case_ids
+
+
+def prepare_replayed_cases(
+    recordings: Workspace, target: Workspace, report_paths: Iterable[Path], revision: str
+) -> list[str]:
+    """Import each report into ``target`` and seed ``revision`` from its recording."""
+    case_ids = []
+    for path in report_paths:
+        case_id = import_report(target, path).case_id
+        seed_from_recording(recordings.case(case_id), target.case(case_id), revision)
+        case_ids.append(case_id)
+    return case_ids
 
 
 def read_call_log(path: Path) -> list[dict[str, Any]]:
