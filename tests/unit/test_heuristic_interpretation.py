@@ -16,6 +16,7 @@ from vba_assets.domain.heuristics.interpretation import interpret_case
 from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
+from vba_assets.domain.prompting.requests import with_protocol
 from vba_assets.domain.prompting.stage_context import (
     InterpretationStageContext,
     assessment_stage_context,
@@ -53,6 +54,7 @@ def resolution(case: dict[str, Any], world: WorldDatabase) -> ResolutionContext:
 
 
 def interpret(context: InterpretationStageContext) -> InterpretationOutput:
+    context = with_protocol(context, SPEC.version)  # as the request builder stamps it
     output = interpret_case(context)
     assert validate_interpretation(output, context, SPEC) == []
     return output
@@ -67,7 +69,9 @@ def samples(
     for path in sample_report_paths():
         case_id = import_report(workspace, path).case_id
         case = json.loads((workspace.root / "cases" / case_id / "case.json").read_text())
-        context = interpretation_stage_context(case, resolution(case, world))
+        context = with_protocol(
+            interpretation_stage_context(case, resolution(case, world)), SPEC.version
+        )
         found[case_id] = (context, interpret(context))
     return found
 
@@ -112,7 +116,7 @@ def test_german_relative_dates_are_anchored_to_the_report(
 ) -> None:
     _, output = samples["BUG-000021"]
     dates = {t.quote: (t.resolved_start, t.resolved_end) for t in output.time_references}
-    assert dates["gestern"] == (date(2026, 9, 24), date(2026, 9, 24))
+    assert dates["gestern Abend"] == (date(2026, 9, 24), date(2026, 9, 24))  # one expression (v4)
     assert dates["letzte Woche"] == (date(2026, 9, 14), date(2026, 9, 20))
     assert output.category == "missing_or_unreachable_npc"
 

@@ -138,8 +138,10 @@ def test_three_stages_pass_the_real_correction_loop_first_time(
     context = interpretation_stage_context(
         brewfest, build_resolution_context(plan, index, assessment)
     )
-    interpretation_request = build_interpretation_request(context, prompts, 2, PARAMS)
-    outcome, _ = run(interpretation_request, provider, interpretation_validator(context, SPEC))
+    interpretation_request = build_interpretation_request(context, prompts, SPEC.version, PARAMS)
+    outcome, recorder = run(
+        interpretation_request, provider, interpretation_validator(context, SPEC)
+    )
     assert outcome.accepted.attempt == 1 and outcome.value.affected_subjects[0].ref == "N1"
     assert len(plan_records.records) == 1
 
@@ -171,7 +173,7 @@ def test_from_config_opens_the_catalog_search_lazily(
     provider = HeuristicProvider.from_config(LlmConfig(), options)
     context = interpretation_stage_context(brewfest, None)
     request = build_interpretation_request(
-        context, load_prompt_set(CURRENT_PROMPT_VERSION), 2, PARAMS
+        context, load_prompt_set(CURRENT_PROMPT_VERSION), SPEC.version, PARAMS
     )
     outcome, _ = run(request, provider, interpretation_validator(context, SPEC))
     assert outcome.accepted.outcome == "accepted" and accessor.calls == 0

@@ -31,6 +31,7 @@ from vba_assets.domain.prompting.pieces import (
     Piece,
     Pieces,
     case_id_pieces,
+    complete_rules,
     fact_lines,
     glue,
     joined,
@@ -207,6 +208,8 @@ def _check_pieces(context: InterpretationStageContext) -> Pieces:
         rules = [fixed("no_aliases_rule", "NO_ALIASES_RULE", NO_ALIASES_RULE)]
     else:
         rules = retain_rules(context.resolution)
+    if context.complete:  # protocol v4: what the complete contract checks for this case
+        rules += complete_rules(context)
     return joined("\n", [quote_rule(context.sources), *rules])
 
 

@@ -21,13 +21,16 @@ from the same pieces as the request text, so they cannot drift from it.
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.canonical import canonical_bytes
-from vba_assets.domain.interpretation.models import InterpretationOutput
+from vba_assets.domain.interpretation.models import (
+    InterpretationOutput,
+    InterpretationOutputV4,
+)
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.contract import (
     SCHEMA_HEADING,
@@ -74,6 +77,8 @@ from vba_assets.errors import ErrorCode, ModelError
 SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
 OUTPUT_NAME_SOURCE = "vba_assets/domain/llm/contract.py#build_request"
 STAGE_CONTEXT_SOURCE = "ModelRequest.stage_context"
+
+_Context = TypeVar("_Context", bound=BaseModel)
 
 PLAN_STAGE = "resolution_plan"
 ASSESSMENT_STAGE = "resolution_assessment"
@@ -125,6 +130,7 @@ def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
     context = interpretation_stage_context(
         case, ResolutionContext.model_validate(resolution) if resolution else None
     )
+    context = with_protocol(context, spec.version)
     return ExampleStage(context, interpretation_validator(context, spec))
 
 
@@ -186,6 +192,25 @@ def _prompt_of(context: BaseModel) -> str:
     raise TypeError(f"not a stage context: {type(context).__name__}")
 
 
+def with_protocol(context: _Context, protocol_version: int) -> _Context:
+    """``context`` as a request of ``protocol_version`` carries it: from protocol v4 an
+    interpretation context names its protocol (so a local provider answers in that contract)."""
+    if isinstance(context, InterpretationStageContext) and (
+        protocol(protocol_version).complete_interpretation
+    ):
+        return context.model_copy(update={"protocol_version": protocol_version})
+    return context
+
+
+def _stage_of(context: BaseModel) -> _Stage:
+    """The stage of ``context``, with the output model of its protocol (v4: the complete
+    interpretation contract, :class:`InterpretationOutputV4`)."""
+    stage = _STAGES[_prompt_of(context)]
+    if isinstance(context, InterpretationStageContext) and context.complete:
+        return stage._replace(output=InterpretationOutputV4)
+    return stage
+
+
 class RequestLayout(NamedTuple):
     """What a request is built from: the system text, the user content before protocol v2's
     schema block, the whole first message, and the labelled items in them."""
@@ -203,7 +228,7 @@ def _layout(
     schema: dict[str, Any],
 ) -> RequestLayout:
     prompt = _prompt_of(context)
-    stage = _STAGES[prompt]
+    stage = _stage_of(context)
     system = _system_pieces(prompts, prompt)
     user = stage.pieces(context)
     schema_json = schema_text(schema)
@@ -248,7 +273,8 @@ def _request(
     protocol_version: ProtocolVersion,
     params: RequestParams,
 ) -> ModelRequest:
-    output = _STAGES[_prompt_of(context)]
+    context = with_protocol(context, protocol_version)
+    output = _stage_of(context)
     layout = _layout(
         context, prompts, protocol_version, provider_schema(output.output, dialect=params.dialect)
     )
@@ -312,7 +338,8 @@ def request_items(
     the structured stage context). Static items carry their sha256 (prompt files from the lock,
     code constants by their text); artifact hashes are left to the reader of the case package.
     """
-    output = _STAGES[_prompt_of(stage_context)].output
+    stage_context = with_protocol(stage_context, protocol_version)
+    output = _stage_of(stage_context).output
     schema = provider_schema(output, dialect=dialect)
     return _layout(stage_context, prompts, protocol_version, schema).items
 
