@@ -50,6 +50,7 @@ TABLE: dict[str, list[Row]] = {
         ("last night", NIGHT),
         ("since yesterday", SINCE_YESTERDAY),
         ("since Monday", SINCE_MONDAY),
+        ("since the morning", D),
     ],
     "de": [
         ("heute", D),
@@ -129,7 +130,7 @@ TABLE: dict[str, list[Row]] = {
         ("两天前", D2),
         ("3天前", D3),
         ("上周", WEEK),
-        ("上周二", TUESDAY),
+        ("上周二", "2026-06-09"),  # Tuesday of last week, not the latest Tuesday
         ("今天早上", D),
         ("昨晚", NIGHT),
         ("从昨天开始", SINCE_YESTERDAY),
@@ -143,6 +144,7 @@ TABLE: dict[str, list[Row]] = {
         ("3일 전", D3),
         ("지난주", WEEK),
         ("지난 화요일", TUESDAY),
+        ("지난주 화요일", "2026-06-09"),  # Tuesday of last week
         ("오늘 아침", D),
         ("어젯밤", NIGHT),
         ("어제부터", SINCE_YESTERDAY),

@@ -46,7 +46,7 @@ from vba_assets.domain.interpretation.models import DateRange, local_report_time
 Language = Literal["en", "de", "fr", "es", "ru", "pt", "zh", "ko"]
 LANGUAGES: tuple[Language, ...] = ("en", "de", "fr", "es", "ru", "pt", "zh", "ko")
 #: What an expression names before ``since`` and parts of the day are applied.
-Key = Literal["today", "yesterday", "day_before", "ago", "last_week", "weekday"]
+Key = Literal["today", "yesterday", "day_before", "ago", "last_week", "weekday", "week_day"]
 #: ``same``: a part of the day that stays that day; ``tonight``: D (D-1..D before 06:00 local);
 #: ``night``: the night before D, D-1..D.
 Part = Literal["same", "tonight", "night"]
@@ -61,6 +61,7 @@ SEMANTICS = (
     "N days ago: D-N",
     "last week: Monday..Sunday of the calendar week before D's",
     "last <weekday>: the latest such day before D",
+    "<weekday> of last week (上周二, 지난주 화요일): that day of the calendar week before D's",
     "since any of the above, or since a weekday: from its first day to D",
     "a date written YYYY-MM-DD: that day",
 )
@@ -202,6 +203,7 @@ def _forms() -> dict[Language, list[Form]]:
     return {
         "en": [
             Form(r"the\s+day\s+before\s+yesterday", "day_before"),
+            Form(r"the\s+morning", "today", "same", since=True),
             Form(r"yesterday\s+(?:morning|afternoon|evening)", "yesterday", "same"),
             Form(r"yesterday", "yesterday"),
             Form(r"last\s+night", "yesterday", "night"),
@@ -299,7 +301,7 @@ def _forms() -> dict[Language, list[Form]]:
             Form(r"今天(?:早上|上午|中午|下午)|今早|今天早晨", "today", "same"),
             Form(r"今天|今日", "today"),
             Form(rf"{_num('zh')}\s*天前", "ago"),
-            Form(rf"上(?:个)?{_ZH_WD}", "weekday"),
+            Form(rf"上(?:个)?{_ZH_WD}", "week_day"),
             Form(r"上周|上星期|上个星期|上礼拜|上个礼拜", "last_week"),
             Form(_ZH_WD, "weekday", since=True),
         ],
@@ -312,7 +314,8 @@ def _forms() -> dict[Language, list[Form]]:
             Form(r"오늘\s*(?:아침|오전|점심|오후)", "today", "same"),
             Form(r"오늘", "today"),
             Form(rf"(?:{_num('ko')}\s*일|(?P<kn>{_alt(KOREAN_DAYS)}))\s*전", "ago"),
-            Form(rf"지난\s*(?:주\s*)?{ko_wd}", "weekday"),
+            Form(rf"(?:지난|저번)\s*주\s*{ko_wd}", "week_day"),
+            Form(rf"지난\s*{ko_wd}", "weekday"),
             Form(r"지난\s*주|저번\s*주", "last_week"),
             Form(ko_wd, "weekday", since=True),
         ],
@@ -470,7 +473,9 @@ def find_dates(text: str, language_hint: str | None = None) -> list[Found]:
                     part=form.part,
                     since=since,
                     n=_number(language, match) if form.key == "ago" else None,
-                    weekday=_weekday_of(language, match) if form.key == "weekday" else None,
+                    weekday=_weekday_of(language, match)
+                    if form.key in ("weekday", "week_day")
+                    else None,
                 )
             )
     for match in _ISO.finditer(text):
@@ -519,7 +524,7 @@ def _core(found: Found) -> tuple[str, int] | None:
         if found.n is None or not 0 < found.n <= 366:
             return None
         return core.ago.format(n=found.n), found.n
-    if found.key == "last_week":
+    if found.key in ("last_week", "week_day"):
         return core.last_week, 7
     if found.key == "weekday" and found.weekday is not None:
         return core.weekdays[found.weekday], -1  # checked against the weekday below
@@ -541,7 +546,7 @@ def resolve_found(found: Found, local: datetime) -> DateRange | None:
         return None
     if found.key == "weekday":
         expected = today - timedelta(days=(today.weekday() - (found.weekday or 0)) % 7 or 7)
-    elif found.key == "last_week":
+    elif found.key in ("last_week", "week_day"):
         expected = today - timedelta(days=7)
     else:
         expected = today - timedelta(days=days_before)
@@ -551,6 +556,8 @@ def resolve_found(found: Found, local: datetime) -> DateRange | None:
     if found.key == "last_week":
         first = parsed - timedelta(days=parsed.weekday())
         last = first + timedelta(days=6)
+    elif found.key == "week_day":
+        first = last = parsed - timedelta(days=parsed.weekday() - (found.weekday or 0))
     if found.part == "night":
         last = today
     elif found.part == "tonight" and local.hour < 6:
