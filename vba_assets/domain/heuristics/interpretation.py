@@ -413,20 +413,29 @@ def _candidates_text(entity: UnresolvedIdentityAlias, names: list[CandidateLabel
     return listed + (f" (and {more} more)" if more > 0 else "")
 
 
-def _clarification_v4(entity: UnresolvedIdentityAlias, context: InterpretationStageContext) -> str:
+def _clarification_part(
+    entity: UnresolvedIdentityAlias, context: InterpretationStageContext
+) -> str:
     if entity.status == "no_match" or not entity.candidate_identities:
-        return (
-            f"The name '{entity.term}' matched no catalog entry: how exactly is it written in the "
-            "game, and where did you meet it?"
-        )
-    names = (context.candidate_names or {}).get(entity.alias, [])
-    listed = _candidates_text(entity, names)
+        return f"how exactly is '{entity.term}' written in the game (no catalog entry matched it)"
+    listed = _candidates_text(entity, (context.candidate_names or {}).get(entity.alias, []))
     if entity.status == "truncated":
         return (
-            f"The name '{entity.term}' matches more catalog entries than were captured, among "
-            f"them {listed}: which one do you mean (its id or exact name)?"
+            f"which '{entity.term}' do you mean (more entries match than were captured), for "
+            f"example {listed}"
         )
-    return f"Which '{entity.term}' do you mean: {listed} (answer with its id)?"
+    return f"which '{entity.term}' do you mean: {listed}"
+
+
+def _clarification_v4(
+    entities: Sequence[UnresolvedIdentityAlias], context: InterpretationStageContext
+) -> str:
+    """One question, in one line, about every unresolved affected subject."""
+    text = "; and ".join(_clarification_part(e, context) for e in entities)
+    question = f"{text[:1].upper()}{text[1:]} (answer with the id or the exact name)?"
+    if len(question) > 500 and context.candidate_names:  # the ids alone, when names overflow
+        return _clarification_v4(entities, context.model_copy(update={"candidate_names": None}))
+    return question[:499].rstrip() + "?" if len(question) > 500 else question
 
 
 def _label_v4(entity: Entity) -> str:
@@ -542,7 +551,16 @@ def _interpret_complete(context: InterpretationStageContext) -> InterpretationOu
         scope=scope,
         ambiguity=Ambiguity(
             is_ambiguous=unclear is not None,
-            clarification_question=_clarification_v4(unclear, context) if unclear else None,
+            clarification_question=_clarification_v4(
+                [
+                    d
+                    for d in (resolution.unresolved if resolution is not None else [])
+                    if d.role == "affected_subject"
+                ],
+                context,
+            )
+            if unclear
+            else None,
         ),
         affected_subjects=affected,
         context_entities=context_entities,
