@@ -11,7 +11,11 @@ Keys per line:
 * ``language`` (a label such as ``en``), ``tags`` (category labels), both optional;
 * ``mentions``: each with ``surface`` (exact text of the title or body), ``role``
   (:data:`GOLD_ROLES`), ``gold_entry`` (integer or null) and an optional ``gold_name`` (the
-  catalog name, English or localized, of ``gold_entry``; checked against the world DB by the tests).
+  catalog name, English or localized, of ``gold_entry``; checked against the world DB by the tests);
+* ``in_scope`` (optional gold scope: true, or false with ``scope_class``, one of the out-of-scope
+  classes of the interpretation contract) and ``dates`` (optional gold time references: ``quote``,
+  exact text of the title or body, and the reporter's local ``start`` and ``end`` day it resolves
+  to against ``reported_at``; ``end`` defaults to ``start``).
 
 Unknown keys (``note`` for example) are ignored at every level.
 """
@@ -20,13 +24,22 @@ import hashlib
 import json
 import typing
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from vba_assets.domain.case.ids import CASE_ID_PATTERN
+from vba_assets.domain.interpretation.models import OutOfScopeClass
 from vba_assets.errors import ErrorCode, InputError
 
 #: ``reported_at`` of a line that gives none (relative dates resolve against it).
@@ -52,6 +65,18 @@ class GoldMention(_Lenient):
     gold_name: StrictStr | None = Field(default=None, min_length=1)
 
 
+class GoldDate(_Lenient):
+    """A time expression of the report and the reporter's local days it resolves to."""
+
+    quote: StrictStr = Field(min_length=1, max_length=200)
+    start: date
+    end: date | None = None
+
+    @property
+    def last(self) -> date:
+        return self.end or self.start
+
+
 class EvalCase(_Lenient):
     """One line of the dataset: a player report and its gold mentions."""
 
@@ -62,6 +87,9 @@ class EvalCase(_Lenient):
     language: StrictStr | None = Field(default=None, min_length=1, max_length=16)
     tags: tuple[StrictStr, ...] = ()
     mentions: tuple[GoldMention, ...]
+    in_scope: StrictBool | None = None
+    scope_class: OutOfScopeClass | None = None
+    dates: tuple[GoldDate, ...] = ()
 
     def contains(self, surface: str) -> bool:
         """Whether ``surface`` occurs exactly in the title or in the body."""
@@ -125,6 +153,17 @@ def _check_case(case: EvalCase, source: str, line: int) -> None:
             )
         if mention.gold_name is not None and mention.gold_entry is None:
             raise _fail(source, line, f"{field}.gold_name", "given without a gold_entry")
+    if case.in_scope is False and case.scope_class is None:
+        raise _fail(source, line, "scope_class", "an out-of-scope case names its scope_class")
+    if case.scope_class is not None and case.in_scope is not False:
+        raise _fail(source, line, "scope_class", "given without in_scope false")
+    for index, gold in enumerate(case.dates):
+        if not case.contains(gold.quote):
+            raise _fail(
+                source, line, f"dates[{index}].quote", f"{gold.quote!r} is not in the title or body"
+            )
+        if gold.last < gold.start:
+            raise _fail(source, line, f"dates[{index}].end", "ends before it starts")
 
 
 def parse_dataset(data: bytes, source: str) -> Dataset:

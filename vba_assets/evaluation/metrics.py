@@ -31,6 +31,12 @@ case's gold mentions (:class:`~vba_assets.evaluation.dataset.EvalCase`). Definit
   **tokens per case** = (input + output tokens of those records) / cases; a record without usage
   counts 0 and is counted in ``usage_missing``.
 * **blocked rate** = cases whose import or pipeline raised an error / cases.
+* **scope accuracy** = cases with a gold ``in_scope`` whose accepted interpretation has the same
+  scope decision and, when out of scope, the same ``out_of_scope_class`` / those cases (a case with
+  no accepted interpretation counts as wrong); **scope decision accuracy** compares in/out only.
+* **date accuracy** = gold dates (``dates`` of a case) matched by a time reference of the accepted
+  interpretation whose quote contains the gold quote or is contained in it (compared without
+  case) and whose ``resolved_start``/``resolved_end`` equal the gold days / gold dates.
 
 Every aggregate is a micro-average: numerators and denominators are summed over cases first.
 A rate whose denominator is 0 is ``None``.
@@ -58,6 +64,9 @@ HIGHER_IS_BETTER = (
     "mention_accuracy",
     "role_accuracy",
     "search_precision",
+    "scope_accuracy",
+    "scope_decision_accuracy",
+    "date_accuracy",
 )
 #: Rates where a lower value is better (the regression check guards rises).
 LOWER_IS_BETTER = (
@@ -96,12 +105,31 @@ class ObservedCall:
 
 
 @dataclass(frozen=True)
+class ObservedDate:
+    """One time reference of the accepted interpretation."""
+
+    quote: str
+    start: str | None
+    end: str | None
+
+
+@dataclass(frozen=True)
+class ObservedInterpretation:
+    """The scope and dates of the accepted interpretation."""
+
+    in_scope: bool
+    scope_class: str | None = None
+    dates: tuple[ObservedDate, ...] = ()
+
+
+@dataclass(frozen=True)
 class CaseObservation:
     """What the pipeline produced for one case (``error_code`` set when it was blocked)."""
 
     case_id: str
     searches: tuple[ObservedSearch, ...] = ()
     calls: tuple[ObservedCall, ...] = ()
+    interpretation: ObservedInterpretation | None = None
     error_code: str | None = None
     error_message: str | None = None
 
@@ -135,6 +163,11 @@ class Counts:
     input_tokens: int = 0
     output_tokens: int = 0
     usage_missing: int = 0
+    scope_cases: int = 0
+    scope_correct: int = 0
+    scope_decision_correct: int = 0
+    gold_dates: int = 0
+    dates_correct: int = 0
 
     def __add__(self, other: "Counts") -> "Counts":
         return Counts(
@@ -159,6 +192,9 @@ class Counts:
             "null_gold_selection_rate": (self.null_gold_selected, self.null_gold_covered),
             "search_precision": (self.matched_searches, self.searches),
             "blocked_rate": (self.blocked, self.cases),
+            "scope_accuracy": (self.scope_correct, self.scope_cases),
+            "scope_decision_accuracy": (self.scope_decision_correct, self.scope_cases),
+            "date_accuracy": (self.dates_correct, self.gold_dates),
             "calls_per_case": (self.calls, self.cases),
             "tokens_per_case": (self.input_tokens + self.output_tokens, self.cases),
         }
@@ -267,6 +303,32 @@ def _mention_result(mention: GoldMention, searches: Sequence[ObservedSearch]) ->
     )
 
 
+def _scope_counts(case: EvalCase, observed: ObservedInterpretation | None) -> tuple[int, int, int]:
+    """(cases, correct, decision correct) of the scope metrics for one case."""
+    if case.in_scope is None:
+        return 0, 0, 0
+    if observed is None:
+        return 1, 0, 0
+    decision = observed.in_scope == case.in_scope
+    same_class = case.in_scope or observed.scope_class == case.scope_class
+    return 1, int(decision and same_class), int(decision)
+
+
+def _date_counts(case: EvalCase, observed: ObservedInterpretation | None) -> tuple[int, int]:
+    """(gold dates, matched) of the date metric for one case."""
+    found = observed.dates if observed is not None else ()
+    correct = 0
+    for gold in case.dates:
+        wanted = (gold.start.isoformat(), gold.last.isoformat())
+        quote = fold(gold.quote)
+        if any(
+            (quote in fold(d.quote) or fold(d.quote) in quote) and (d.start, d.end) == wanted
+            for d in found
+        ):
+            correct += 1
+    return len(case.dates), correct
+
+
 def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
     """Metrics of one case from its gold mentions and what the pipeline produced."""
     searches = observation.searches
@@ -286,6 +348,9 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
 
     def outcomes(name: str) -> int:
         return sum(1 for r in gold_results if r.outcome == name)
+
+    scope = _scope_counts(case, observation.interpretation)
+    dates = _date_counts(case, observation.interpretation)
 
     counts = Counts(
         cases=1,
@@ -317,6 +382,11 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         usage_missing=sum(
             1 for c in observation.calls if c.input_tokens is None or c.output_tokens is None
         ),
+        scope_cases=scope[0],
+        scope_correct=scope[1],
+        scope_decision_correct=scope[2],
+        gold_dates=dates[0],
+        dates_correct=dates[1],
     )
     return CaseResult(
         case_id=case.id,

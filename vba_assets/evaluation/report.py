@@ -46,6 +46,9 @@ _LABELS = {
     "null_gold_selection_rate": "null-gold selection rate",
     "search_precision": "search precision",
     "blocked_rate": "blocked rate",
+    "scope_accuracy": "scope accuracy (decision and out-of-scope class)",
+    "scope_decision_accuracy": "scope decision accuracy (in or out)",
+    "date_accuracy": "date accuracy (gold dates resolved to the gold days)",
     "calls_per_case": "model calls per case",
     "tokens_per_case": "tokens per case",
 }

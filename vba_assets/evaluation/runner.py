@@ -40,6 +40,8 @@ from vba_assets.evaluation.metrics import (
     CaseObservation,
     CaseResult,
     ObservedCall,
+    ObservedDate,
+    ObservedInterpretation,
     ObservedSearch,
     SearchStatus,
     score_case,
@@ -55,7 +57,12 @@ from vba_assets.evaluation.report import (
 )
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig, load_llm_config, model_name
-from vba_assets.pipeline.artifacts import load_assessment, load_candidate_index, load_plan
+from vba_assets.pipeline.artifacts import (
+    accepted_doc,
+    load_assessment,
+    load_candidate_index,
+    load_plan,
+)
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.trial import run_trial
@@ -261,9 +268,10 @@ def observe_case(package: CasePackage, revision: str) -> CaseObservation:
         )
         for r in revision_records(package, rev.layout)
     )
+    interpretation = observe_interpretation(accepted_doc(rev, rev.layout.interpretation))
     plan = load_plan(rev)
     if plan is None:
-        return CaseObservation(package.case_id, calls=calls)
+        return CaseObservation(package.case_id, calls=calls, interpretation=interpretation)
     index = load_candidate_index(rev)
     by_search = {s.search_id: s for s in index.searches} if index else {}
     assessment = load_assessment(rev)
@@ -288,7 +296,29 @@ def observe_case(package: CasePackage, revision: str) -> CaseObservation:
                 selected=selected,
             )
         )
-    return CaseObservation(package.case_id, searches=tuple(searches), calls=calls)
+    return CaseObservation(
+        package.case_id, searches=tuple(searches), calls=calls, interpretation=interpretation
+    )
+
+
+def observe_interpretation(doc: dict[str, Any] | None) -> ObservedInterpretation | None:
+    """The scope decision and the time references of an accepted interpretation artifact."""
+    if doc is None or not isinstance(doc.get("interpretation"), dict):
+        return None
+    output = doc["interpretation"]
+    scope = output.get("scope") or {}
+    return ObservedInterpretation(
+        in_scope=bool(scope.get("in_scope")),
+        scope_class=scope.get("out_of_scope_class"),
+        dates=tuple(
+            ObservedDate(
+                quote=str(t.get("quote", "")),
+                start=t.get("resolved_start"),
+                end=t.get("resolved_end"),
+            )
+            for t in output.get("time_references") or ()
+        ),
+    )
 
 
 # --- command line -------------------------------------------------------------------------------
