@@ -9,13 +9,26 @@ model's quality. The same replies under protocol 3 show that the rule is v4 only
 import copy
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context
+from tests.pipeline.support import (
+    QUEST,
+    REV,
+    assess_exact,
+    imported,
+    interpret,
+    plan_reply,
+    project_config,
+    run,
+)
 from tests.unit.test_interpretation_dates import TABLE
 from tests.unit.test_interpretation_rules import CASE, VALID, _resolution, mention
 from tests.unit.test_stage_requests import ASSESSMENT, PARAMS, index_for, plan_for
+from vba_assets.context_show import revision_manifests, show_context
 from vba_assets.domain.case.builder import build_case
 from vba_assets.domain.case.report import admit_report
 from vba_assets.domain.heuristics.interpretation import interpret_case
@@ -382,3 +395,52 @@ def test_the_heuristic_clarification_passes_for_each_ambiguity_kind() -> None:
         question = output.ambiguity.clarification_question or ""
         assert "\n" not in question and question.endswith("?")
         assert all(str(i) in question for i in identities)
+
+
+# --- 5. the exact account of each request ---------------------------------------------------------
+
+
+def test_every_manifest_states_its_history_and_that_no_callback_mutated_it(
+    tmp_path: Path,
+) -> None:
+    """A rejected interpretation (no sub-task) and its correction: the second request's manifest
+    lists the correction round as its history; both state that nothing was mutated by callbacks;
+    ``vba context show`` prints both."""
+
+    def complete(context: dict[str, Any]) -> dict[str, Any]:
+        reply = interpret(context)
+        reply["scope"] = reply["scope"] | {"out_of_scope_class": None}
+        names = [n["name"] for n in context["resolution"]["selected"]]
+        reply["restatement"] = f"A player reports a problem with {', '.join(names)}."
+        return reply
+
+    def without_sub_tasks(context: dict[str, Any]) -> dict[str, Any]:
+        return complete(context) | {"sub_tasks": []}
+
+    workspace, package = imported(tmp_path)
+    provider = ScriptedProvider(
+        {
+            "resolution_plan": [plan_reply(package.read_json("case.json"), QUEST)],
+            "resolution_assessment": [from_stage_context(assess_exact)],
+            "interpretation": [
+                from_stage_context(without_sub_tasks),
+                from_stage_context(complete),
+            ],
+        }
+    )
+    run(workspace, "BUG-000020", project_config(tmp_path / "ws"), provider)
+    first, second = revision_manifests(package, REV, "interpretation")
+    assert first.manifest.protocol_version == 4 and not first.computed
+    assert first.manifest.history is not None and first.manifest.history.included == "none"
+    assert second.manifest.history is not None
+    assert second.manifest.history.included == "correction_rounds"
+    (round_,) = second.manifest.history.rounds
+    assert (round_.attempt, round_.reply_message, round_.correction_message) == (1, 1, 2)
+    for shown in (first, second):
+        assert shown.manifest.callbacks is not None
+        assert shown.manifest.callbacks.mutated_by_callbacks is False
+    text = show_context(workspace.root, "BUG-000020", REV, "interpretation")
+    assert "history: none: No conversation history" in text
+    assert "history: correction_rounds:" in text and "messages[2] correction" in text
+    assert text.count("callbacks: nothing mutated: Nothing is mutated by callbacks") == 2
+    assert '"history"' in show_context(workspace.root, "BUG-000020", REV, as_json=True)
