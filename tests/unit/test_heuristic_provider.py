@@ -139,9 +139,7 @@ def test_three_stages_pass_the_real_correction_loop_first_time(
         brewfest, build_resolution_context(plan, index, assessment)
     )
     interpretation_request = build_interpretation_request(context, prompts, SPEC.version, PARAMS)
-    outcome, recorder = run(
-        interpretation_request, provider, interpretation_validator(context, SPEC)
-    )
+    outcome, _ = run(interpretation_request, provider, interpretation_validator(context, SPEC))
     assert outcome.accepted.attempt == 1 and outcome.value.affected_subjects[0].ref == "N1"
     assert len(plan_records.records) == 1
 
