@@ -79,27 +79,69 @@ def cmd_worlddb(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Re-hash a case package; with --revision also replay-verify it (no API, no DB)."""
-    from vba_assets.pipeline.replay import verify_revision
+    """Prove case packages from their own bytes (no API, no DB): exit 5 on any error finding."""
+    from vba_assets.pipeline.verification import verify_case, verify_workspace
 
-    package = _workspace(args).case(args.case_id)
-    package.read_bytes("case.json")  # ARTIFACT_MISSING (exit 5) for a case that is not there
-    findings = package.verify()
-    for finding in findings:
-        print(f"{finding.severity}\t{finding.line()}")
-    errors = [f for f in findings if f.is_error]
-    print(f"package: {len(findings)} finding(s), {len(errors)} error(s)")
-    revisions = [args.revision] if args.revision else []
-    problems = 0
-    for revision in revisions:
-        report = verify_revision(package, revision)
-        for line in report.checked:
-            print(f"ok\t{revision}\t{line}")
-        replay_errors = [f for f in report.findings if f.is_error and f not in findings]
-        for finding in replay_errors:
-            print(f"PROBLEM\t{revision}\t{finding.line()}")
-        problems += len(replay_errors)
-    return 0 if not errors and not problems else 5
+    workspace = _workspace(args)
+    if args.case_id:
+        package = workspace.case(args.case_id)
+        package.read_bytes("case.json")  # ARTIFACT_MISSING (exit 5) for a case that is not there
+        if args.revision:
+            _require_revision(package, args.revision)
+        reports = [verify_case(package, [args.revision] if args.revision else None)]
+    elif args.revision:
+        print("vba: error: --revision needs --case-id", file=sys.stderr)
+        return 2
+    else:
+        reports = verify_workspace(workspace)
+    error_count = sum(len([f for f in r.all_findings() if f.is_error]) for r in reports)
+    if args.json:
+        document = {
+            "ok": error_count == 0,
+            "errors": error_count,
+            "cases": [report.to_json() for report in reports],
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(_verify_lines(reports, error_count)))
+    return 0 if error_count == 0 else 5
+
+
+def _require_revision(package: Any, revision: str) -> None:
+    from vba_assets.errors import ErrorCode, StoreError
+    from vba_assets.store.layout import RevisionLayout
+
+    if not package.path(RevisionLayout(revision).dir).is_dir():
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"case {package.case_id} has no revision {revision}",
+            case_id=package.case_id,
+            revision=revision,
+        )
+
+
+def _verify_lines(reports: Sequence[Any], error_count: int) -> list[str]:
+    """One block per case and revision: ``ok`` lines only for what has no finding."""
+    lines = []
+    revisions = 0
+    for report in reports:
+        state = "ok" if not [f for f in report.findings if f.is_error] else "FAILED"
+        lines.append(f"{report.case_id}  package  {state}")
+        lines += [f"  {_label(f)}  {f.line()}" for f in report.findings]
+        for revision in report.revisions:
+            revisions += 1
+            state = "ok" if revision.ok else "FAILED"
+            lines.append(f"{report.case_id}  revision {revision.revision}  {state}")
+            lines += [f"  ok     {line}" for line in revision.checked]
+            lines += [f"  {_label(f)}  {f.line()}" for f in revision.findings]
+    lines.append(
+        f"verified {len(reports)} case(s), {revisions} revision(s): {error_count} error(s)"
+    )
+    return lines
+
+
+def _label(finding: Any) -> str:
+    return "ERROR" if finding.is_error else "info "
 
 
 def cmd_trial_run(args: argparse.Namespace) -> int:
@@ -209,12 +251,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--stage", choices=[stage.value for stage in MODEL_STAGES])
     show.add_argument("--json", action="store_true", help="print the manifests as JSON")
 
-    ver = add("verify", cmd_verify, "Verify a case package: hashes, canonical JSON, events.")
-    ver.add_argument("--workspace", help="workspace root (default: from the project config)")
-    ver.add_argument("--case-id", required=True)
-    ver.add_argument(
-        "--revision", help="also replay-verify this revision: requests, validators, recomputation"
+    ver = add(
+        "verify",
+        cmd_verify,
+        "Prove case packages from their own bytes: every file accounted for by hash, the event "
+        "chain, frozen inputs, requests rebuilt, artifacts recomputed. No DB, no API key.",
     )
+    ver.add_argument("--workspace", help="workspace root (default: from the project config)")
+    ver.add_argument("--case-id", help="verify this case (default: every case of the workspace)")
+    ver.add_argument("--revision", help="only this revision of --case-id (default: every one)")
+    ver.add_argument("--json", action="store_true", help="print the findings as JSON")
     return parser
 
 

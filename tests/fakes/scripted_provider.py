@@ -80,5 +80,8 @@ def mention(
 
 
 def from_stage_context(build: Callable[[dict[str, Any]], Item]) -> Callable[[ModelRequest], Item]:
-    """A reply computed from the request's structured stage context."""
-    return lambda request: build(dict(request.stage_context))
+    """A reply computed from the request's structured stage context (with the request's
+    ``protocol_version`` when the context does not name it, so a fixture answers in its contract)."""
+    return lambda request: build(
+        {"protocol_version": request.protocol_version, **request.stage_context}
+    )

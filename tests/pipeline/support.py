@@ -137,10 +137,17 @@ def interpret(context: dict[str, Any]) -> dict[str, Any]:
         (affected if alias["role"] == "affected_subject" else others).append(entry)
         unknowns.append({"ref": alias["alias"], "description": f"Which entry {alias['term']} is."})
     readable = [s["alias"] for s in context["sources"] if s["readable"]]
+    scope: dict[str, Any] = {"in_scope": True, "reason": "A report about the game world."}
+    names = [a["name"] for a in resolution["selected"] if a["role"] == "affected_subject"]
+    restatement = "A player reports a problem in the game world, as described in the report."
+    if context.get("protocol_version", 0) >= 4:  # v4 names its scope class and its subjects
+        scope["out_of_scope_class"] = None
+        if names:
+            restatement = f"A player reports a problem with {', '.join(names)} in the game world."
     return {
-        "restatement": "A player reports a problem in the game world, as described in the report.",
+        "restatement": restatement,
         "category": "quest_progression",
-        "scope": {"in_scope": True, "reason": "A report about the game world."},
+        "scope": scope,
         "ambiguity": {"is_ambiguous": False, "clarification_question": None},
         "affected_subjects": affected,
         "context_entities": others,

@@ -20,6 +20,11 @@ version  what it changed
 4        (under construction in this release, not yet frozen by a published revision) the
          prompt version ``v2`` and the changes of the quality, interpretation and provider work:
          each adds its own :class:`ProtocolSpec` flag, true from 4 on, and its rules ``since=4``;
+         sealed records: ``events.jsonl`` must be hash-chained, the ``started`` event binds both
+         frozen inputs and ``package.json`` by sha256, and each ``accepted`` event binds the stage
+         artifact, its accepted dispatch record, that record's context manifest and every
+         rejected record before it, so every file of a completed revision is reachable by hash
+         (artifact bytes are unchanged: they stay content, equal for equal replies);
          the complete interpretation contract: out-of-scope classes with consequences, relative
          dates in eight languages, restatements that name the selected subjects, clarifications
          that name the candidates, name-only evidence refused; context manifests that account
@@ -158,6 +163,9 @@ class ProtocolSpec:
         schema_in_message: The output schema ends the user message (v2 and later).
         timing_in_content: Captures and dispatch records carry wall-clock values (v1, v2).
         generic_rule_code: Correction rounds name every rule ``LLM_OUTPUT_RULES`` (v1, v2).
+        sealed_records: Events are hash-chained and every file of a revision is reachable by
+            hash from the accepted artifacts or the chain (v4 on); older revisions verify
+            without it (their unchained logs are reported as information, not as tampering).
         complete_interpretation: The interpretation contract of issue 13 (v4 on): the reply
             names an out-of-scope class (``InterpretationOutputV4``), relative dates are resolved
             in the reporters' eight languages with dateparser
@@ -171,6 +179,7 @@ class ProtocolSpec:
     schema_in_message: bool
     timing_in_content: bool
     generic_rule_code: bool
+    sealed_records: bool = False
     complete_interpretation: bool = False
     request_account: bool = False
 
@@ -193,6 +202,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
         schema_in_message=True,
         timing_in_content=False,
         generic_rule_code=False,
+        sealed_records=True,
         complete_interpretation=True,
         request_account=True,
     ),

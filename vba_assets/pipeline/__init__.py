@@ -7,7 +7,9 @@ Shared by the Dagster assets (``vba_assets/defs``) and the headless ``vba trial 
 __all__ = [
     "artifacts",
     "checks",
+    "completion",
     "frozen",
+    "integrity",
     "previews",
     "providers",
     "recorder",
@@ -17,4 +19,5 @@ __all__ = [
     "revision",
     "stages",
     "trial",
+    "verification",
 ]

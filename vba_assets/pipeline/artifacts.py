@@ -7,6 +7,9 @@ captures and the assessment.
 
 from typing import Any
 
+from pydantic import BaseModel
+
+from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
@@ -19,8 +22,20 @@ from vba_assets.domain.resolution.models import (
     ResolutionContext,
     ResolutionPlanOutput,
 )
+from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.recorder import PackageRecorder
+from vba_assets.store.layout import dispatch_name
+
+#: Why a stage of a revision without entity resolution holds a ``disabled`` artifact.
+DISABLED_REASON = "no [entity_resolution] block in the project config"
+#: The key of each model stage's output inside its accepted artifact.
+OUTPUT_KEYS = {
+    Stage.RESOLUTION_PLAN: "plan",
+    Stage.RESOLUTION_ASSESSMENT: "assessment",
+    Stage.INTERPRETATION: "interpretation",
+}
 
 
 def accepted_doc(rev: FrozenRevision, relpath: str) -> dict[str, Any] | None:
@@ -103,3 +118,73 @@ def load_resolution_context(rev: FrozenRevision) -> ResolutionContext | None:
         return None
     doc = rev.package.read_json(relpath)
     return None if doc.get("status") == "disabled" else ResolutionContext.model_validate(doc)
+
+
+# --- the documents the stages write (also recomputed by vba verify) -------------------------------
+
+
+def disabled_document(stage: Stage) -> dict[str, Any]:
+    """The artifact of a resolution stage in a revision frozen without entity resolution."""
+    return {
+        "schema_version": 1,
+        "status": "disabled",
+        "stage": stage.value,
+        "reason": DISABLED_REASON,
+    }
+
+
+def _stage_fields(rev: FrozenRevision, stage: Stage, value: BaseModel) -> dict[str, Any]:
+    output = value.model_dump(mode="json")
+    if stage is Stage.RESOLUTION_PLAN:
+        assert isinstance(value, ResolutionPlanOutput)
+        return {"search_ids": search_ids(value), "plan": output}
+    if stage is Stage.INTERPRETATION:
+        prompt = "resolved" if rev.resolution_enabled else "unresolved"
+        return {"prompt": prompt, "interpretation": output}
+    return {OUTPUT_KEYS[stage]: output}
+
+
+def accepted_document(
+    rev: FrozenRevision, stage: Stage, value: BaseModel, accepted: DispatchRecord
+) -> dict[str, Any]:
+    """The accepted artifact of a model stage: its validated output and the dispatch it came from.
+
+    Content only: the same replies give the same bytes (the dispatch record, which also holds
+    request ids and usage, is bound by sha256 in the ``accepted`` event, see
+    :func:`accepted_event_fields`).
+    """
+    return {
+        "schema_version": 1,
+        "status": "accepted",
+        **_stage_fields(rev, stage, value),
+        "accepted_dispatch": dispatch_name(stage, accepted.attempt),
+        "request_sha256": accepted.base_request_sha256,
+    }
+
+
+def accepted_event_fields(rev: FrozenRevision, stage: Stage, attempt: int) -> dict[str, Any]:
+    """The ``accepted`` event of a model stage whose accepted dispatch is ``attempt``: the
+    artifact, the accepted dispatch record, its context manifest and every rejected record of the
+    stage before it, each by sha256 (the chained log makes them reachable by hash)."""
+    package, layout = rev.package, rev.layout
+    relpath = layout.artifact(stage)
+    assert relpath is not None
+    manifest = layout.manifest(stage, attempt)
+    return {
+        "stage": stage.value,
+        "artifact": relpath,
+        "sha256": package.artifact_ref(relpath).sha256,
+        "accepted_dispatch": layout.dispatch(stage, attempt),
+        "accepted_dispatch_sha256": package.artifact_ref(layout.dispatch(stage, attempt)).sha256,
+        "accepted_manifest_sha256": (
+            package.artifact_ref(manifest).sha256 if package.exists(manifest) else None
+        ),
+        "rejected_dispatches": [
+            {
+                "record": layout.dispatch(stage, record.attempt),
+                "sha256": package.artifact_ref(layout.dispatch(stage, record.attempt)).sha256,
+            }
+            for record in PackageRecorder(package, layout, stage).records()
+            if record.outcome == "rejected" and record.attempt < attempt
+        ],
+    }

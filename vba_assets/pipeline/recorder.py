@@ -6,7 +6,8 @@ reason and error codes; and each attempt is logged in the revision's ``events.js
 timing (``started_at``, ``elapsed_ms``: beside the record, never in a protocol v3 record). Records
 are append-only: the loop's attempt numbers never repeat, and replay reads the same files back.
 Given the items the stage request was built from, each attempt also gets its context manifest
-(``<stage>-<n>.manifest.json``, :mod:`vba_assets.domain.prompting.manifest`).
+(``<stage>-<n>.manifest.json``, :mod:`vba_assets.domain.prompting.manifest`), written before the
+attempt's event, which names the record, the rejected record and the manifest by sha256.
 """
 
 import re
@@ -18,7 +19,7 @@ from vba_assets.domain.prompting.items import ContextItem, correction_items
 from vba_assets.domain.prompting.manifest import ContextManifest, manifest_for_record
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
-from vba_assets.store import CasePackage
+from vba_assets.store import ArtifactRef, CasePackage
 from vba_assets.store.layout import CASE_JSON, RevisionLayout
 
 _RECORD_NAME = re.compile(r"^(?P<stage>[a-z_]+)-(?P<attempt>[0-9]+)\.json$")
@@ -41,9 +42,36 @@ class PackageRecorder:
         self.items = items
 
     def record(self, record: DispatchRecord, timing: DispatchTiming) -> None:
+        """Publish one attempt: its record, its rejected record, its manifest, then its event.
+
+        The event comes last and names every file of the attempt by sha256, so a crash leaves
+        either a complete attempt or files without their event, which a resume completes
+        (:mod:`vba_assets.pipeline.completion`).
+        """
         ref = self.package.write_json(
             self.layout.dispatch(self.stage, record.attempt), record.model_dump(mode="json")
         )
+        self._publish(record, ref, timing)
+
+    def complete(self, record: DispatchRecord) -> None:
+        """The files and the event a crash left unwritten after ``record`` was published; the
+        event is marked ``recovered`` (the attempt's timing was never recorded)."""
+        ref = self.package.artifact_ref(self.layout.dispatch(self.stage, record.attempt))
+        self._publish(record, ref, None)
+
+    def complete_files(self, record: DispatchRecord) -> list[str]:
+        """Only the missing rejected record and manifest of an attempt that has its event."""
+        fields: dict[str, object] = {}
+        self._files(record, fields)
+        return [
+            f"{key} of {record.stage}-{record.attempt}"
+            for key in ("rejected", "manifest")
+            if key in fields
+        ]
+
+    def _publish(
+        self, record: DispatchRecord, ref: ArtifactRef, timing: DispatchTiming | None
+    ) -> None:
         fields: dict[str, object] = {
             "stage": record.stage,
             "attempt": record.attempt,
@@ -52,24 +80,54 @@ class PackageRecorder:
             "model": record.model,
             "record": ref.relpath,
             "sha256": ref.sha256,
-            "started_at": format_timestamp(timing.started_at),
-            "elapsed_ms": round(timing.elapsed_ms, 3),
         }
-        rejected = record.rejected_record()
-        if rejected is not None:
-            rejected_ref = self.package.write_json(
-                self.layout.rejected(self.stage, record.attempt), rejected.model_dump(mode="json")
-            )
-            fields["rejected"] = rejected_ref.relpath
+        if timing is None:
+            fields["recovered"] = True
+        else:
+            fields["started_at"] = format_timestamp(timing.started_at)
+            fields["elapsed_ms"] = round(timing.elapsed_ms, 3)
+        files: dict[str, object] = {}
+        self._files(record, files, fields)
+        if record.outcome == "rejected":
             fields["codes"] = [issue.code.value for issue in record.issues]
         if record.retry_at is not None:
             fields["retry_at"] = format_timestamp(record.retry_at)
         event = "rejected" if record.outcome == "rejected" else "dispatched"
         self.package.append_event(self.layout.revision, event, **fields)
-        if self.items is not None:  # after the record and its event: a manifest is derived data
-            manifest = self.manifest(record, self.items)
+
+    def _files(
+        self,
+        record: DispatchRecord,
+        written: dict[str, object],
+        fields: dict[str, object] | None = None,
+    ) -> None:
+        """The rejected record and the manifest of ``record``: written when missing (never
+        rewritten: a manifest computed by an older release keeps its bytes), then named in
+        ``fields`` with their sha256. ``written`` receives the names of those written now."""
+        fields = {} if fields is None else fields
+        rejected = record.rejected_record()
+        if rejected is not None:
+            relpath = self.layout.rejected(self.stage, record.attempt)
+            ref = self._ensure(relpath, rejected.model_dump(mode="json"), "rejected", written)
+            fields["rejected"] = ref.relpath
+            fields["rejected_sha256"] = ref.sha256
+        if self.items is not None:
             relpath = self.layout.manifest(self.stage, record.attempt)
-            self.package.write_json(relpath, manifest.model_dump(mode="json"))
+            if self.package.exists(relpath):
+                ref = self.package.artifact_ref(relpath)
+            else:
+                manifest = self.manifest(record, self.items)
+                ref = self._ensure(relpath, manifest.model_dump(mode="json"), "manifest", written)
+            fields["manifest"] = ref.relpath
+            fields["manifest_sha256"] = ref.sha256
+
+    def _ensure(
+        self, relpath: str, doc: object, name: str, written: dict[str, object]
+    ) -> ArtifactRef:
+        if self.package.exists(relpath):
+            return self.package.artifact_ref(relpath)
+        written[name] = relpath
+        return self.package.write_json(relpath, doc)
 
     def manifest(self, record: DispatchRecord, items: Sequence[ContextItem]) -> ContextManifest:
         """The context manifest of ``record``: ``items`` (the stage request's) plus the correction

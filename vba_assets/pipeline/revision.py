@@ -3,10 +3,11 @@
 A revision is an immutable analysis attempt (ARCHITECTURE 4, 9). :func:`freeze_revision` is the
 only writer of its frozen inputs (``input.json``, ``entity-resolution/input.json``) and of its
 ``started`` event; reading them is :func:`vba_assets.pipeline.frozen.load_frozen`. A run whose
-current configuration differs from the frozen one is refused (``REVISION_FROZEN``, or
-``ENTITY_RESOLUTION_BINDING_CHANGED`` for catalogs and snapshot while captures are unfinished): a
-new revision (``vba revision new``) is the only way to re-analyse with a new prompt, model, catalog
-or snapshot.
+current configuration differs from the frozen one is refused before anything is sent or queried
+(``REVISION_FROZEN`` for the provider and model; ``ENTITY_RESOLUTION_BINDING_CHANGED`` for the
+catalogs and the snapshot, at every unfinished stage of a revision with entity resolution;
+``ENTITY_RESOLUTION_SETTING_CHANGED`` when the config no longer enables it): a new revision
+(``vba revision new``) is the only way to re-analyse with a new prompt, model, catalog or snapshot.
 """
 
 from collections.abc import Callable
@@ -26,7 +27,7 @@ from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreE
 from vba_assets.llm_config import LlmConfig, model_name, schema_dialect
 from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
 from vba_assets.store import CasePackage
-from vba_assets.store.layout import CASE_JSON, RevisionLayout
+from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON, RevisionLayout
 
 #: ARCHITECTURE 9: a DB outage may be resumed no earlier than this.
 RESEARCH_RETRY_DELAY = timedelta(seconds=60)
@@ -80,13 +81,20 @@ def freeze_revision(
     elif rev.resolution is None:  # written second before this release: complete it
         package.write_json(layout.er_input, _resolution_input(env, rev.interpretation, snapshot))
     if not any(event["event"] == "started" for event in package.read_events(env.revision)):
-        package.append_event(
-            env.revision,
-            "started",
-            input=layout.input,
-            case_sha256=rev.interpretation.case_sha256,
-        )
+        package.append_event(env.revision, "started", **started_fields(env.frozen()))
     return env.frozen()
+
+
+def started_fields(rev: FrozenRevision) -> dict[str, object]:
+    """The ``started`` event of a frozen revision: both inputs and ``package.json`` by sha256."""
+    package, layout = rev.package, rev.layout
+    return {
+        "input": layout.input,
+        "case_sha256": rev.interpretation.case_sha256,
+        "input_sha256": package.artifact_ref(layout.input).sha256,
+        "resolution_input_sha256": package.artifact_ref(layout.er_input).sha256,
+        "package_sha256": package.artifact_ref(PACKAGE_JSON).sha256,
+    }
 
 
 def _interpretation_input(env: RevisionEnv) -> InterpretationInput:
@@ -179,24 +187,87 @@ def refuse_changed_model(env: RevisionEnv, rev: FrozenRevision) -> None:
 
 
 def check_binding(env: RevisionEnv, rev: FrozenRevision, current: SnapshotBinding) -> None:
-    """Refuse to continue unfinished captures against other catalogs or another snapshot."""
+    """Refuse to continue an unfinished stage against other catalogs or another snapshot."""
     frozen = rev.resolution
-    if frozen is None:
+    if frozen is None or frozen.status != "enabled":
         return
-    catalogs_now = [c.model_dump(mode="json") for c in env.project.catalogs]
-    changes = []
-    if content_hash(catalogs_now) != content_hash(frozen.catalogs):
-        changes.append("catalogs")
+    changes = _catalog_changes(env, rev)
     if frozen.snapshot is not None and current != frozen.snapshot:
         changes.append("snapshot binding")
     if changes:
         raise StoreError(
             ErrorCode.ENTITY_RESOLUTION_BINDING_CHANGED,
             f"revision {env.revision} of {env.package.case_id}: the {' and '.join(changes)} "
-            "changed while entity resolution is unfinished; restore them or start a new revision",
+            "changed while entity resolution is unfinished; nothing was sent or queried. Restore "
+            "them or start a new revision (`vba revision new`)",
+            case_id=env.package.case_id,
+            revision=env.revision,
             changed=changes,
             frozen_snapshot=frozen.snapshot.model_dump() if frozen.snapshot else None,
             current_snapshot=current.model_dump(),
+        )
+
+
+def _catalog_changes(env: RevisionEnv, rev: FrozenRevision) -> list[str]:
+    frozen = rev.resolution
+    assert frozen is not None
+    catalogs_now = [c.model_dump(mode="json") for c in env.project.catalogs]
+    return ["catalogs"] if content_hash(catalogs_now) != content_hash(frozen.catalogs) else []
+
+
+def refuse_changed_binding(
+    env: RevisionEnv, rev: FrozenRevision, snapshot: Callable[[], SnapshotBinding]
+) -> None:
+    """Before any model call or query of an unfinished stage of a revision with entity resolution:
+    the current config must still enable it with the frozen catalogs, and the world DB must still
+    be the frozen snapshot (the catalogs are compared first, so a catalog change is refused even
+    while the DB is down; ``snapshot`` raises ``ResearchUnavailable`` when it is down)."""
+    if not rev.resolution_enabled:
+        return
+    refuse_changed_setting(env, rev)
+    if _catalog_changes(env, rev):
+        check_binding(env, rev, _frozen_snapshot(rev))  # raises naming the catalogs
+    check_binding(env, rev, snapshot())
+
+
+def _frozen_snapshot(rev: FrozenRevision) -> SnapshotBinding:
+    frozen = rev.resolution
+    assert frozen is not None and frozen.snapshot is not None
+    return frozen.snapshot
+
+
+def setting_notice(env: RevisionEnv, rev: FrozenRevision) -> str | None:
+    """``ENTITY_RESOLUTION_SETTING_CHANGED: ...`` when the revision froze another entity-resolution
+    setting than the current config has (None when they agree or the revision is not started)."""
+    if not rev.started:
+        return None
+    configured = env.project.entity_resolution is not None
+    if configured == rev.resolution_enabled:
+        return None
+    frozen = "enabled" if rev.resolution_enabled else "disabled"
+    now = "enables" if configured else "disables"
+    consequence = (
+        "it stays without entity resolution (started revisions are never enriched)"
+        if not rev.resolution_enabled
+        else "its unfinished stages are refused until the config enables it again"
+    )
+    return (
+        f"{ErrorCode.ENTITY_RESOLUTION_SETTING_CHANGED.value}: revision {env.revision} of "
+        f"{env.package.case_id} was frozen with entity resolution {frozen}; the current config "
+        f"{now} it, so {consequence}. Use `vba revision new` to analyse with the current setting"
+    )
+
+
+def refuse_changed_setting(env: RevisionEnv, rev: FrozenRevision) -> None:
+    """An unfinished stage of a revision frozen with entity resolution needs it configured."""
+    if rev.resolution_enabled and env.project.entity_resolution is None:
+        notice = setting_notice(env, rev)
+        assert notice is not None
+        raise StoreError(
+            ErrorCode.ENTITY_RESOLUTION_SETTING_CHANGED,
+            notice.split(": ", 1)[1],
+            case_id=env.package.case_id,
+            revision=env.revision,
         )
 
 

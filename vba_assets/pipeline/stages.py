@@ -22,11 +22,16 @@ from vba_assets.domain.resolution.models import CaptureArtifact
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.artifacts import (
+    DISABLED_REASON,
+    accepted_document,
+    accepted_event_fields,
     compute_candidate_index,
     compute_resolution_context,
+    disabled_document,
     load_captures,
     load_plan,
 )
+from vba_assets.pipeline.completion import complete_records
 from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import (
@@ -38,14 +43,15 @@ from vba_assets.pipeline.revision import (
     RevisionEnv,
     block,
     block_research,
-    check_binding,
     freeze_revision,
+    refuse_changed_binding,
     refuse_changed_model,
     refuse_early_resume,
+    setting_notice,
 )
-from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON, dispatch_name
+from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
-DISABLED_REASON = "no [entity_resolution] block in the project config"
+__all__ = ["DISABLED_REASON"]
 
 
 class WorldAccess:
@@ -103,17 +109,20 @@ class StageResult:
 
 
 def _disabled(run: StageRun, stage: Stage) -> StageResult:
-    doc = {
-        "schema_version": 1,
-        "status": "disabled",
-        "stage": stage.value,
-        "reason": DISABLED_REASON,
-    }
+    doc = disabled_document(stage)
     relpath = run.env.layout.artifact(stage)
+    notice = setting_notice(run.env, run.frozen())
+    metadata = {"frozen_setting": notice} if notice else {}
     if relpath is None:
-        return StageResult(stage, None, content_hash(doc), True, "disabled")
+        return StageResult(stage, None, content_hash(doc), True, "disabled", metadata)
     ref = run.env.package.write_json(relpath, doc)
-    return StageResult(stage, relpath, ref.sha256, not ref.created, "disabled")
+    return StageResult(stage, relpath, ref.sha256, not ref.created, "disabled", metadata)
+
+
+def prepare(run: StageRun) -> None:
+    """Before a stage does anything: complete the records a crash left unwritten
+    (:func:`~vba_assets.pipeline.completion.complete_records`; the caller holds the lock)."""
+    complete_records(run.frozen())
 
 
 def require(run: StageRun, relpath: str, stage: Stage, missing_stage: Stage) -> None:
@@ -137,7 +146,11 @@ def _existing(run: StageRun, stage: Stage) -> StageResult | None:
         return None
     ref = run.env.package.artifact_ref(relpath)
     doc = run.env.package.read_json(relpath)
-    return StageResult(stage, relpath, ref.sha256, True, str(doc.get("status", "accepted")))
+    notice = setting_notice(run.env, run.frozen())
+    metadata = {"frozen_setting": notice} if notice else {}
+    return StageResult(
+        stage, relpath, ref.sha256, True, str(doc.get("status", "accepted")), metadata
+    )
 
 
 def _accept(
@@ -148,13 +161,16 @@ def _accept(
     *,
     max_invalid: int,
     exhaustion: ErrorCode,
-    fields: Callable[[Any], dict[str, Any]],
 ) -> StageResult:
     """Run a model stage through the correction loop and publish its accepted artifact."""
     env = run.env
     request, validate = built
+    refuse_early_resume(env, stage)  # a pending block keeps its retry_at
+    try:  # before anything is sent: the frozen catalogs and snapshot, then the frozen model
+        refuse_changed_binding(env, rev, run.world.snapshot)
+    except ResearchUnavailable as exc:
+        raise block_research(env, stage, exc) from None
     refuse_changed_model(env, rev)  # only here: reusing accepted artifacts never needs the model
-    refuse_early_resume(env, stage)  # a pending provider retry keeps its retry_at
     items = request_items_for(request, rev.prompts)
     policy = StagePolicy(
         max_invalid_responses=max_invalid,
@@ -172,15 +188,12 @@ def _accept(
         raise
     relpath = env.layout.artifact(stage)
     assert relpath is not None
-    doc = {
-        "schema_version": 1,
-        "status": "accepted",
-        **fields(outcome.value),
-        "accepted_dispatch": dispatch_name(stage, outcome.accepted.attempt),
-        "request_sha256": outcome.accepted.base_request_sha256,
-    }
+    if outcome.reused:  # accepted before a crash killed the run: its manifest may be missing
+        recorder.complete_files(outcome.accepted)
+    doc = accepted_document(rev, stage, outcome.value, outcome.accepted)
     ref = env.package.write_json(relpath, doc)
-    env.package.append_event(env.revision, "accepted", stage=stage.value, artifact=relpath)
+    fields = accepted_event_fields(rev, stage, outcome.accepted.attempt)
+    env.package.append_event(env.revision, "accepted", **fields)
     return StageResult(stage, relpath, ref.sha256, False, "accepted")
 
 
@@ -209,6 +222,7 @@ def run_case(run: StageRun) -> StageResult:
 
 def run_plan(run: StageRun) -> StageResult:
     stage = Stage.RESOLUTION_PLAN
+    prepare(run)
     existing = _existing(run, stage)
     if existing:
         return existing
@@ -227,10 +241,6 @@ def run_plan(run: StageRun) -> StageResult:
             rebuild_request(rev, stage),
             max_invalid=frozen.max_invalid_responses,
             exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
-            fields=lambda plan: {
-                "search_ids": search_ids(plan),
-                "plan": plan.model_dump(mode="json"),
-            },
         )
     except ResearchUnavailable as exc:  # binding the snapshot, or a provider that searches
         raise block_research(env, stage, exc) from None
@@ -241,6 +251,7 @@ def run_plan(run: StageRun) -> StageResult:
 
 def run_captures(run: StageRun) -> StageResult:
     stage, env = Stage.RESOLUTION_CAPTURES, run.env
+    prepare(run)
     require(run, env.layout.plan, stage, Stage.RESOLUTION_PLAN)
     rev = run.frozen()
     plan = load_plan(rev)
@@ -256,7 +267,7 @@ def run_captures(run: StageRun) -> StageResult:
     if missing:
         refuse_early_resume(env, stage)
         try:
-            check_binding(env, rev, run.world.snapshot())
+            refuse_changed_binding(env, rev, run.world.snapshot)
             for search_id, search in missing:
                 result = run.world.search().contains_search(
                     search.catalog, search.term, frozen.max_candidates
@@ -301,6 +312,7 @@ def run_captures(run: StageRun) -> StageResult:
 
 def run_candidate_index(run: StageRun) -> StageResult:
     stage, env = Stage.CANDIDATE_INDEX, run.env
+    prepare(run)
     require(run, env.layout.plan, stage, Stage.RESOLUTION_PLAN)
     rev = run.frozen()
     plan = load_plan(rev)
@@ -316,6 +328,7 @@ def run_candidate_index(run: StageRun) -> StageResult:
 
 def run_assessment(run: StageRun) -> StageResult:
     stage, env = Stage.RESOLUTION_ASSESSMENT, run.env
+    prepare(run)
     existing = _existing(run, stage)
     if existing:
         if existing.status == "accepted":
@@ -334,7 +347,6 @@ def run_assessment(run: StageRun) -> StageResult:
         rebuild_request(rev, stage),
         max_invalid=frozen.max_invalid_responses,
         exhaustion=ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
-        fields=lambda assessment: {"assessment": assessment.model_dump(mode="json")},
     )
     ensure_resolution_context(rev)
     return result
@@ -351,12 +363,12 @@ def ensure_resolution_context(rev: FrozenRevision) -> None:
 
 def run_interpretation(run: StageRun) -> StageResult:
     stage = Stage.INTERPRETATION
+    prepare(run)
     existing = _existing(run, stage)
     if existing:
         return existing
     rev = run.frozen()
-    context = interpretation_context(rev)  # ARTIFACT_MISSING while the resolution is unfinished
-    prompt = "resolved" if context is not None else "unresolved"
+    interpretation_context(rev)  # ARTIFACT_MISSING while the resolution is unfinished
     return _accept(
         run,
         rev,
@@ -364,5 +376,4 @@ def run_interpretation(run: StageRun) -> StageResult:
         rebuild_request(rev, stage),
         max_invalid=rev.interpretation.max_invalid_responses,
         exhaustion=ErrorCode.INTERPRETATION_INVALID_RESPONSES,
-        fields=lambda output: {"prompt": prompt, "interpretation": output.model_dump(mode="json")},
     )

@@ -9,6 +9,7 @@ the package.
 """
 
 import os
+import stat
 from pathlib import Path
 
 from vba_assets.errors import ErrorCode, StoreError
@@ -57,6 +58,8 @@ def confine(root: Path, relpath: str) -> Path:
     """
     validate_relpath(relpath)
     full = root.joinpath(*relpath.split("/"))
+    if not _symlink_below(root, relpath):
+        return full  # no '..' (validated) and no link below the root: it stays inside
     real_root = os.path.realpath(root)
     real_full = os.path.realpath(full)
     if real_full != real_root and not real_full.startswith(real_root.rstrip(os.sep) + os.sep):
@@ -67,3 +70,17 @@ def confine(root: Path, relpath: str) -> Path:
             relpath=relpath,
         )
     return full
+
+
+def _symlink_below(root: Path, relpath: str) -> bool:
+    """Whether any existing component of ``relpath`` below ``root`` is a symlink (one ``lstat``
+    per component, stopping at the first that does not exist)."""
+    current = str(root)
+    for part in relpath.split("/"):
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+    return False
