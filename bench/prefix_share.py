@@ -20,6 +20,7 @@ Prints one JSON document: per provider configuration and stage, the Wolpertinger
 """
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -45,7 +46,8 @@ from vba_assets.domain.prompting.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
-from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION, PROTOCOLS
+from vba_assets.errors import VbaError
 from vba_assets.evaluation.dataset import load_dataset
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig, parse_llm_config, schema_dialect
@@ -149,17 +151,21 @@ def measure(dataset: Path, protocol: int, limit: int | None, only_sample: bool) 
                 path.write_text(json.dumps(case.report_document(), ensure_ascii=False))
                 reports.append((case.id, path))
         builders = {}
+        blocked: dict[str, str] = {}
         for case_id, path in reports:
             import_report(workspace, path)
-            run_trial(
-                workspace,
-                case_id,
-                "0001",
-                project,
-                heuristic,
-                stop_after="interpretation",
-                max_dispatches=12,
-            )
+            try:
+                run_trial(
+                    workspace,
+                    case_id,
+                    "0001",
+                    project,
+                    heuristic,
+                    stop_after="interpretation",
+                    max_dispatches=12,
+                )
+            except VbaError as exc:  # a rejected heuristic reply: its requests are still built
+                blocked[case_id] = exc.code.value
             builders[case_id] = _case_requests(workspace, case_id, protocol)
         prompts = load_prompt_set(CURRENT_PROMPT_VERSION if protocol >= 4 else "v1")
         results: dict[str, Any] = {}
@@ -187,7 +193,9 @@ def measure(dataset: Path, protocol: int, limit: int | None, only_sample: bool) 
             "protocol_version": protocol,
             "prompt_version": CURRENT_PROMPT_VERSION if protocol >= 4 else "v1",
             "dataset": None if only_sample else str(dataset),
+            "cache_first_layout": PROTOCOLS[protocol].static_first,
             "cases": len(builders),
+            "heuristic_blocked": blocked,
             "target": TARGET,
             "results": results,
         }
@@ -215,7 +223,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--protocol", type=int, default=CURRENT_PROTOCOL_VERSION)
     parser.add_argument("--cases", type=int, default=None, help="first N dataset reports only")
     parser.add_argument("--wolpertinger-only", action="store_true")
+    parser.add_argument(
+        "--without-cache-first",
+        action="store_true",
+        help="measure protocol 4 as it was before the cache-first layout: the schema ending the "
+        "user message, the fixed notes in it (same prompts, same day, for a fair comparison)",
+    )
     args = parser.parse_args(argv)
+    if args.without_cache_first:
+        spec = PROTOCOLS[4]
+        PROTOCOLS[4] = dataclasses.replace(
+            spec, schema_in_message=True, native_schema=False, static_first=False
+        )
     document = measure(Path(args.dataset), args.protocol, args.cases, args.wolpertinger_only)
     json.dump(document, sys.stdout, indent=2)
     sys.stdout.write("\n")

@@ -9,7 +9,7 @@ is refused. Error messages never echo a value that could be a secret.
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -41,6 +41,11 @@ class LlmConfig(BaseModel):
     max_tokens: int = Field(default=8192, ge=1, le=200_000)
     temperature: float | None = Field(default=None, ge=0, le=2)
     response_format: ResponseFormat | None = None
+    json_schema_fallback: Literal["json_object"] | None = Field(
+        default=None,
+        description="openai_compatible with response_format json_schema: when the server "
+        "refuses json_schema, retry in this mode (the schema then rides in the system text).",
+    )
     max_dispatches: int = Field(default=12, ge=1, le=1000)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     source: str = "<default>"
@@ -111,6 +116,13 @@ class LlmConfig(BaseModel):
                 "response_format",
                 f"provider {self.provider!r} supports {', '.join(map(repr, allowed))}",
             )
+        if self.json_schema_fallback is not None and (
+            self.provider != "openai_compatible" or self.response_format != "json_schema"
+        ):
+            raise fail(
+                "json_schema_fallback",
+                "only provider 'openai_compatible' with response_format 'json_schema' falls back",
+            )
         if self.retry.backoff_cap_s < self.retry.backoff_base_s:
             raise fail("retry.backoff_cap_s", "must be at least retry.backoff_base_s")
         return self
@@ -130,8 +142,9 @@ def parse_llm_config(data: dict[str, Any], *, source: str) -> LlmConfig:
 
 
 def schema_dialect(config: LlmConfig) -> SchemaDialect:
-    """How output schemas are shaped for the configured provider (frozen with each revision)."""
-    return PROVIDERS[config.provider].schema_dialect
+    """How output schemas are shaped for the configured provider and response format (frozen
+    with each revision): a strict format gets its strict dialect."""
+    return PROVIDERS[config.provider].dialect_of(config.response_format)
 
 
 def model_name(config: LlmConfig) -> str:

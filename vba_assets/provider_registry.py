@@ -15,7 +15,7 @@ from typing import Literal
 
 from vba_assets.domain.llm.schemas import SchemaDialect
 
-ResponseFormat = Literal["tool_use", "json_object", "text"]
+ResponseFormat = Literal["strict_tool", "tool_use", "json_schema", "json_object", "text"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,11 @@ class ProviderSpec:
         response_formats: The ``response_format`` values it takes; the first is the default.
         requires_base_url: ``base_url`` must be set (a self-hosted server).
         schema_dialect: How output schemas are shaped for it (frozen with each revision).
+        format_dialects: The dialect of a response format when it differs from
+            ``schema_dialect`` (a strict format needs a strict dialect).
+        input_includes_cached: The usage's input tokens already count the cached ones
+            (OpenAI's ``prompt_tokens``); False when cache reads and writes come on top
+            (Anthropic's ``input_tokens``).
     """
 
     name: str
@@ -39,6 +44,15 @@ class ProviderSpec:
     response_formats: tuple[ResponseFormat, ...] = ()
     requires_base_url: bool = False
     schema_dialect: SchemaDialect = "json_schema"
+    format_dialects: tuple[tuple[ResponseFormat, SchemaDialect], ...] = ()
+    input_includes_cached: bool = True
+
+    def dialect_of(self, response_format: ResponseFormat | None) -> SchemaDialect:
+        """The schema dialect a revision freezes for ``response_format``."""
+        for name, dialect in self.format_dialects:
+            if name == response_format:
+                return dialect
+        return self.schema_dialect
 
 
 PROVIDERS: dict[str, ProviderSpec] = {
@@ -49,15 +63,21 @@ PROVIDERS: dict[str, ProviderSpec] = {
             "resources.llm.anthropic_provider:AnthropicProvider.from_config",
             network=True,
             api_key_env="ANTHROPIC_API_KEY",
-            response_formats=("tool_use",),
+            response_formats=("strict_tool", "tool_use", "json_schema"),
             schema_dialect="anthropic",
+            format_dialects=(
+                ("strict_tool", "anthropic_strict"),
+                ("json_schema", "anthropic_strict"),
+            ),
+            input_includes_cached=False,
         ),
         ProviderSpec(
             "openai_compatible",
             "resources.llm.openai_compatible:OpenAICompatibleProvider.from_config",
             network=True,
-            response_formats=("json_object", "text"),
+            response_formats=("json_schema", "json_object", "text"),
             requires_base_url=True,
+            format_dialects=(("json_schema", "openai_strict"),),
         ),
         ProviderSpec("replay", "resources.llm.replay:ReplayProvider.from_config"),
         ProviderSpec("heuristic", "resources.llm.heuristic:HeuristicProvider.from_config"),

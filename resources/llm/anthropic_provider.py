@@ -1,8 +1,13 @@
-"""The ``anthropic`` provider: the official SDK, structured output by forced tool use.
+"""The ``anthropic`` provider: the official SDK, structured output by strict tool or JSON output.
 
 One :meth:`AnthropicProvider.send` is exactly one ``POST /v1/messages`` (``max_retries=0``: the
 correction loop owns retries, so every attempt is recorded). The output schema is the input schema
 of one tool, and ``tool_choice`` forces that tool, so the reply's ``tool_use`` input is the output.
+From protocol 4 on, with a schema in the ``anthropic_strict`` dialect, the tool is ``strict``
+(``response_format = "strict_tool"``, the default: grammar-constrained tool input) or the schema
+is a JSON output format instead of a tool (``"json_schema"``: ``output_config.format``; the reply's
+text block is the output). API shapes as in the SDK (anthropic 2.10, ``types/tool_param.py``
+``strict``, ``types/output_config_param.py`` ``format``) and Anthropic's structured-outputs docs.
 Static content comes first and the system prompt carries ``cache_control`` so prompt caching can
 apply (tools, then system, then messages).
 
@@ -15,7 +20,7 @@ body, never accepted. The raw body is read once and parsed by
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 import anthropic
 import httpx2
@@ -38,6 +43,7 @@ from vba_assets.domain.llm.contract import (
     ProviderFault,
     TokenUsage,
 )
+from vba_assets.domain.llm.schemas import STRICT_DIALECTS
 from vba_assets.llm_config import LlmConfig
 
 STOP_REASON_FINISH: dict[str, Finish] = {
@@ -50,6 +56,11 @@ STOP_REASON_FINISH: dict[str, Finish] = {
     "model_context_window_exceeded": "context_window_exceeded",
 }
 TOOL_DESCRIPTION = "Submit the result: one JSON object that validates against input_schema."
+#: How a protocol 4 request's schema is sent (``response_format`` of the LLM config):
+#: ``strict_tool`` a forced tool with ``strict: true`` (constrained decoding of the tool input),
+#: ``json_schema`` a JSON output (``output_config.format``; the reply is one text block),
+#: ``tool_use`` a forced tool without ``strict`` (protocol 1-3 always send this).
+AnthropicMode = Literal["strict_tool", "json_schema", "tool_use"]
 #: Body fields the SDK takes as keyword arguments; any other field (``temperature``, which the
 #: 2.x SDK no longer names) is sent as ``extra_body``, so the wire body is the same either way.
 SDK_PARAMETERS = frozenset({"model", "max_tokens", "messages", "system", "tools", "tool_choice"})
@@ -68,9 +79,11 @@ class AnthropicProvider(HttpProvider):
         timeout_s: float = 120.0,
         http_client: httpx2.Client | None = None,
         cache_system: bool = True,
+        response_format: AnthropicMode = "strict_tool",
     ) -> None:
         super().__init__(api_key=api_key)
         self._cache_system = cache_system
+        self._format: AnthropicMode = response_format
         self._client = anthropic.Anthropic(
             api_key=api_key,
             base_url=base_url,
@@ -86,27 +99,45 @@ class AnthropicProvider(HttpProvider):
             base_url=config.base_url,
             timeout_s=config.timeout_s,
             http_client=options.anthropic_http_client,
+            response_format=_mode_of(config),
         )
 
     def close(self) -> None:
         self._client.close()
 
+    def mode(self, request: ModelRequest) -> AnthropicMode:
+        """How ``request``'s schema is sent: the configured mode when the request's schema is in
+        a strict dialect (protocol 4 on), else a plain forced tool (every older request)."""
+        if request.schema_dialect in STRICT_DIALECTS:
+            return self._format
+        return "tool_use"
+
     def wire_request(
         self, request: ModelRequest, messages: Sequence[ChatMessage]
     ) -> dict[str, Any]:
-        """The exact ``/v1/messages`` body (the key travels in a header, never here)."""
-        body: dict[str, Any] = {
-            "model": request.model,
-            "max_tokens": request.max_tokens,
-            "tools": [
-                {
-                    "name": request.output_name,
-                    "description": TOOL_DESCRIPTION,
-                    "input_schema": request.output_schema,
-                }
-            ],
-            "tool_choice": {"type": "tool", "name": request.output_name},
-        }
+        """The exact ``/v1/messages`` body (the key travels in a header, never here).
+
+        Order as the API assembles the prompt, static first: the schema (tool or JSON output
+        format), the system text with the one cache breakpoint (``cache_control``), then the
+        conversation. Protocol 4's system text ends with every static item, so the breakpoint
+        caches the whole static prefix; per-case text is never written to the cache.
+        """
+        mode = self.mode(request)
+        body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens}
+        if mode == "json_schema":
+            body["output_config"] = {
+                "format": {"type": "json_schema", "schema": request.output_schema}
+            }
+        else:
+            tool: dict[str, Any] = {
+                "name": request.output_name,
+                "description": TOOL_DESCRIPTION,
+                "input_schema": request.output_schema,
+            }
+            if mode == "strict_tool":
+                tool["strict"] = True
+            body["tools"] = [tool]
+            body["tool_choice"] = {"type": "tool", "name": request.output_name}
         if request.system:
             block: dict[str, Any] = {"type": "text", "text": request.system}
             if self._cache_system:
@@ -150,6 +181,7 @@ class AnthropicProvider(HttpProvider):
     def _read_reply(self, request: ModelRequest, data: dict[str, Any]) -> ReplyContent:
         stop_reason = data.get("stop_reason")
         output_text: str | None = None
+        json_output = self.mode(request) == "json_schema"  # the output is the text blocks
         texts: list[str] = []
         for block in data["content"]:
             if not isinstance(block, dict):
@@ -167,6 +199,8 @@ class AnthropicProvider(HttpProvider):
                     if isinstance(tool_input, str)
                     else json.dumps(tool_input, ensure_ascii=False)
                 )
+        if json_output:
+            output_text, texts = ("".join(texts) if texts else None), []
         usage = as_object(data.get("usage"))
         return ReplyContent(
             output_text=output_text,
@@ -182,6 +216,12 @@ class AnthropicProvider(HttpProvider):
                 cache_read=as_int(usage.get("cache_read_input_tokens")),
             ),
         )
+
+
+def _mode_of(config: LlmConfig) -> AnthropicMode:
+    if config.response_format == "json_schema":
+        return "json_schema"
+    return "tool_use" if config.response_format == "tool_use" else "strict_tool"
 
 
 def _safe_text(response: httpx2.Response) -> str | None:

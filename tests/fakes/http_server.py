@@ -10,7 +10,7 @@ the server stops, so no test waits for them.
 import json
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -45,7 +45,15 @@ class ReceivedRequest:
 class ScriptedHTTPServer:
     """Use as a context manager; ``url`` is ``http://127.0.0.1:<port>``."""
 
-    def __init__(self, responses: Iterable[Scripted] = ()) -> None:
+    def __init__(
+        self,
+        responses: Iterable[Scripted] = (),
+        *,
+        check: Callable[[ReceivedRequest], Scripted | None] | None = None,
+    ) -> None:
+        #: Answers a request the real API would refuse (``tests.fakes.api_rules``) before any
+        #: scripted reply is used; the refused request is still kept in :attr:`requests`.
+        self._check = check
         self._responses: deque[Scripted] = deque(responses)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -83,8 +91,11 @@ class ScriptedHTTPServer:
         return iter(list(self.requests))
 
     def _next(self, received: ReceivedRequest) -> Scripted:
+        refusal = self._check(received) if self._check is not None else None
         with self._lock:
             self.requests.append(received)
+            if refusal is not None:
+                return refusal
             if self._responses:
                 return self._responses.popleft()
         return Scripted(status=418, body={"error": "the test scripted no response for this"})

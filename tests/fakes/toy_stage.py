@@ -15,6 +15,7 @@ from vba_assets.domain.llm.contract import (
     build_request,
     model_validator_for,
 )
+from vba_assets.domain.llm.schemas import SchemaDialect
 from vba_assets.domain.protocol import ProtocolVersion
 from vba_assets.errors import ErrorCode
 
@@ -67,6 +68,7 @@ def plan_request(
     system: str = SYSTEM,
     model: str = MODEL,
     stage: str = STAGE,
+    dialect: SchemaDialect = "json_schema",
 ) -> ModelRequest:
     return build_request(
         stage,
@@ -78,6 +80,7 @@ def plan_request(
         max_tokens=1024,
         temperature=0.0,
         stage_context={"sources": {"S1": REPORT}},
+        dialect=dialect,
     )
 
 

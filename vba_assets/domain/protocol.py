@@ -25,6 +25,11 @@ version  what it changed
          artifact, its accepted dispatch record, that record's context manifest and every
          rejected record before it, so every file of a completed revision is reachable by hash
          (artifact bytes are unchanged: they stay content, equal for equal replies);
+         cache-first requests (issue 15): the output schema is sent once, in the provider's
+         structured-output channel when its dialect has one (strict tool, JSON output,
+         ``json_schema``), else once at the end of the system text; the data notice, the offsets
+         note and every other fixed text close the system text, so the user message holds
+         per-case data only; a correction round shows each issue's offending value at its path
          the complete interpretation contract: out-of-scope classes with consequences, relative
          dates in eight languages, restatements that name the selected subjects, clarifications
          that name the candidates, name-only evidence refused; context manifests that account
@@ -160,12 +165,20 @@ class ProtocolSpec:
 
     Attributes:
         version: The number frozen in a revision's ``input.json``.
-        schema_in_message: The output schema ends the user message (v2 and later).
+        schema_in_message: The output schema ends the user message (v2, v3).
         timing_in_content: Captures and dispatch records carry wall-clock values (v1, v2).
         generic_rule_code: Correction rounds name every rule ``LLM_OUTPUT_RULES`` (v1, v2).
         sealed_records: Events are hash-chained and every file of a revision is reachable by
             hash from the accepted artifacts or the chain (v4 on); older revisions verify
             without it (their unchained logs are reported as information, not as tampering).
+        native_schema: The schema is sent once (v4 on): only in the provider's structured-output
+            field for a dialect that has one (``schemas.NATIVE_DIALECTS``), else once at the end
+            of the system text; the neutral request names its ``schema_dialect``.
+        static_first: Every static item precedes every per-case item (v4 on): the data notice
+            and the offsets note end the system text (examples are rendered the same way), so
+            the user message starts with the first per-case item.
+        correction_values: A correction round names each issue's offending value, read from the
+            rejected reply at the issue's JSON path (v4 on).
         complete_interpretation: The interpretation contract of issue 13 (v4 on): the reply
             names an out-of-scope class (``InterpretationOutputV4``), relative dates are resolved
             in the reporters' eight languages with dateparser
@@ -180,6 +193,9 @@ class ProtocolSpec:
     timing_in_content: bool
     generic_rule_code: bool
     sealed_records: bool = False
+    native_schema: bool = False
+    static_first: bool = False
+    correction_values: bool = False
     complete_interpretation: bool = False
     request_account: bool = False
 
@@ -199,10 +215,13 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: ProtocolSpec(
         4,
-        schema_in_message=True,
+        schema_in_message=False,
         timing_in_content=False,
         generic_rule_code=False,
         sealed_records=True,
+        native_schema=True,
+        static_first=True,
+        correction_values=True,
         complete_interpretation=True,
         request_account=True,
     ),

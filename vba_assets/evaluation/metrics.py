@@ -30,6 +30,19 @@ case's gold mentions (:class:`~vba_assets.evaluation.dataset.EvalCase`). Definit
 * **calls per case** = dispatch records (every model request, accepted, rejected or failed) / cases;
   **tokens per case** = (input + output tokens of those records) / cases; a record without usage
   counts 0 and is counted in ``usage_missing``.
+* **prompt tokens** of a call = every input token the provider read: Anthropic reports
+  ``input_tokens`` without the cached ones, so prompt = input + cache writes + cache reads; an
+  OpenAI-style ``prompt_tokens`` already includes ``cached_tokens``, so prompt = input
+  (``ProviderSpec.input_includes_cached``). **Cache hit share** = cache-read tokens / prompt
+  tokens; **cache read / write tokens per case** are their sums / cases.
+* **cost per case** (USD) = sum over calls of (uncached prompt tokens x ``input`` + cache writes x
+  ``cache_write`` + cache reads x ``cache_read`` + output x ``output``) / 1e6 / cases, with the
+  per-million-token prices of the run's model from a price table (``vba eval --prices``); ``None``
+  unless every call has a price. Kept in micro-dollars (rounded per call) so counts stay integers.
+* **correction rounds per case** = rejected replies / cases (each rejected reply is answered by a
+  correction round, or ends the stage when ``max_invalid_responses`` is reached).
+* **correction rate of a rule** = replies rejected with at least one finding of that rule's code /
+  replies (accepted or rejected) of the rule's stage (:func:`correction_rates`).
 * **blocked rate** = cases whose import or pipeline raised an error / cases.
 * **scope accuracy** = cases with a gold ``in_scope`` whose accepted interpretation has the same
   scope decision and, when out of scope, the same ``out_of_scope_class`` / those cases (a case with
@@ -79,6 +92,15 @@ LOWER_IS_BETTER = (
 )
 #: Cost figures (the regression check wants them unchanged).
 COST_FIGURES = ("calls_per_case", "tokens_per_case")
+#: Cache, correction and price figures, reported but not compared with a baseline (they depend on
+#: the provider's caching and a price table, not on the pipeline).
+CACHE_AND_PRICE_FIGURES = (
+    "correction_rounds_per_case",
+    "cache_read_tokens_per_case",
+    "cache_write_tokens_per_case",
+    "cache_hit_share",
+    "cost_per_case_usd",
+)
 
 
 @dataclass(frozen=True)
@@ -102,6 +124,50 @@ class ObservedCall:
     outcome: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    #: Every input token the provider read, cached ones included (module docstring).
+    prompt_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    #: None without a price for the model.
+    cost_microusd: int | None = None
+    #: The finding codes of a rejected reply.
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens of one model (a row of the ``vba eval --prices`` table)."""
+
+    input: float
+    output: float
+    cache_write: float = 0.0
+    cache_read: float = 0.0
+
+    def cost_microusd(self, prompt: int, cache_write: int, cache_read: int, output: int) -> int:
+        """One call's cost in micro-dollars: uncached prompt, cache writes, reads and output."""
+        uncached = max(0, prompt - cache_write - cache_read)
+        # tokens x (USD per 1e6 tokens) = micro-dollars
+        return round(
+            uncached * self.input
+            + cache_write * self.cache_write
+            + cache_read * self.cache_read
+            + output * self.output
+        )
+
+
+def prompt_tokens(
+    input_tokens: int | None,
+    cache_write: int | None,
+    cache_read: int | None,
+    *,
+    input_includes_cached: bool,
+) -> int:
+    """Every input token of a call from its reported usage (module docstring)."""
+    if input_tokens is None:
+        return 0
+    if input_includes_cached:
+        return input_tokens
+    return input_tokens + (cache_write or 0) + (cache_read or 0)
 
 
 @dataclass(frozen=True)
@@ -163,6 +229,11 @@ class Counts:
     input_tokens: int = 0
     output_tokens: int = 0
     usage_missing: int = 0
+    prompt_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cost_microusd: int = 0
+    priced_calls: int = 0
     scope_cases: int = 0
     scope_correct: int = 0
     scope_decision_correct: int = 0
@@ -197,14 +268,26 @@ class Counts:
             "date_accuracy": (self.dates_correct, self.gold_dates),
             "calls_per_case": (self.calls, self.cases),
             "tokens_per_case": (self.input_tokens + self.output_tokens, self.cases),
+            "correction_rounds_per_case": (self.rejected_calls, self.cases),
+            "cache_read_tokens_per_case": (self.cache_read_tokens, self.cases),
+            "cache_write_tokens_per_case": (self.cache_write_tokens, self.cases),
+            "cache_hit_share": (self.cache_read_tokens, self.prompt_tokens),
+            # micro-dollars per case; undefined unless every call had a price
+            "cost_per_case_usd": (
+                self.cost_microusd,
+                self.cases if self.calls and self.priced_calls == self.calls else 0,
+            ),
         }
 
     def rates(self) -> dict[str, float | None]:
         """Every metric as a number (None when its denominator is 0)."""
-        return {
+        rates = {
             name: numerator / denominator if denominator else None
             for name, (numerator, denominator) in self.fractions().items()
         }
+        cost = rates.get("cost_per_case_usd")
+        rates["cost_per_case_usd"] = None if cost is None else cost / 1_000_000
+        return rates
 
     def to_json(self) -> dict[str, int]:
         return asdict(self)
@@ -233,6 +316,9 @@ class CaseResult:
     mentions: tuple[MentionResult, ...]
     counts: Counts
     calls_by_stage: dict[str, int] = field(default_factory=dict)
+    #: Replies (accepted or rejected) per stage, and rejected replies per finding code.
+    replies_by_stage: dict[str, int] = field(default_factory=dict)
+    rejections_by_code: dict[str, int] = field(default_factory=dict)
     selected_entries: tuple[Identity, ...] = ()
     unmatched_terms: tuple[str, ...] = ()
     error_code: str | None = None
@@ -343,8 +429,16 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
     gold_entries = {m.gold_entry for m in case.mentions if m.gold_entry is not None}
     matched = [s for s in searches if any(covers(s.term, m.surface) for m in case.mentions)]
     by_stage: dict[str, int] = {}
+    replies: dict[str, int] = {}
+    rejections: dict[str, int] = {}
     for call in observation.calls:
         by_stage[call.stage] = by_stage.get(call.stage, 0) + 1
+        if call.outcome in ("accepted", "rejected"):
+            replies[call.stage] = replies.get(call.stage, 0) + 1
+        if call.outcome == "rejected":
+            for code in dict.fromkeys(call.codes):
+                rejections[code] = rejections.get(code, 0) + 1
+    priced = [c for c in observation.calls if c.cost_microusd is not None]
 
     def outcomes(name: str) -> int:
         return sum(1 for r in gold_results if r.outcome == name)
@@ -382,6 +476,11 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         usage_missing=sum(
             1 for c in observation.calls if c.input_tokens is None or c.output_tokens is None
         ),
+        prompt_tokens=sum(c.prompt_tokens for c in observation.calls),
+        cache_read_tokens=sum(c.cache_read_tokens for c in observation.calls),
+        cache_write_tokens=sum(c.cache_write_tokens for c in observation.calls),
+        cost_microusd=sum(c.cost_microusd or 0 for c in priced),
+        priced_calls=len(priced),
         scope_cases=scope[0],
         scope_correct=scope[1],
         scope_decision_correct=scope[2],
@@ -394,6 +493,8 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         mentions=results,
         counts=counts,
         calls_by_stage=dict(sorted(by_stage.items())),
+        replies_by_stage=dict(sorted(replies.items())),
+        rejections_by_code=dict(sorted(rejections.items())),
         selected_entries=tuple(sorted(selected, key=str)),
         unmatched_terms=tuple(s.term for s in searches if s not in matched),
         error_code=observation.error_code,
@@ -413,3 +514,44 @@ def by_tag(results: Sequence[CaseResult]) -> dict[str, Counts]:
     """Summed counters per tag (a case with several tags counts in each)."""
     tags = sorted({tag for result in results for tag in result.tags})
     return {tag: total(r for r in results if tag in r.tags) for tag in tags}
+
+
+@dataclass(frozen=True)
+class RuleRate:
+    """How often replies were rejected for one rule (finding code) over a set of cases."""
+
+    code: str
+    stage: str
+    rejected: int
+    replies: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.rejected / self.replies if self.replies else None
+
+
+def correction_rates(
+    results: Iterable[CaseResult], stage_of: dict[str, str] | None = None
+) -> list[RuleRate]:
+    """The correction rate of every rule that rejected a reply, highest first.
+
+    ``stage_of`` maps a code to its stage (``vba_assets.domain.protocol.RULES``); a code of no
+    single stage (citations, the schema, invalid JSON, an unfinished reply) is rated over every
+    reply.
+    """
+    replies: dict[str, int] = {}
+    rejected: dict[str, int] = {}
+    for result in results:
+        for stage, count in result.replies_by_stage.items():
+            replies[stage] = replies.get(stage, 0) + count
+        for code, count in result.rejections_by_code.items():
+            rejected[code] = rejected.get(code, 0) + count
+    stages = stage_of or {}
+    rates = []
+    for code, count in rejected.items():
+        stage = stages.get(code, "any")
+        if stage not in replies:
+            stage = "any"
+        total = sum(replies.values()) if stage == "any" else replies[stage]
+        rates.append(RuleRate(code, stage, count, total))
+    return sorted(rates, key=lambda r: (-(r.rate or 0.0), -r.rejected, r.code))

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vba_assets.domain.protocol import RULES
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.evaluation.metrics import (
     COST_FIGURES,
@@ -20,7 +21,9 @@ from vba_assets.evaluation.metrics import (
     LOWER_IS_BETTER,
     CaseResult,
     Counts,
+    RuleRate,
     by_tag,
+    correction_rates,
     total,
 )
 
@@ -51,6 +54,11 @@ _LABELS = {
     "date_accuracy": "date accuracy (gold dates resolved to the gold days)",
     "calls_per_case": "model calls per case",
     "tokens_per_case": "tokens per case",
+    "correction_rounds_per_case": "correction rounds per case (rejected replies)",
+    "cache_read_tokens_per_case": "cache-read tokens per case",
+    "cache_write_tokens_per_case": "cache-write tokens per case",
+    "cache_hit_share": "cache hit share (cache-read / prompt tokens)",
+    "cost_per_case_usd": "cost per case (USD, from the price table)",
 }
 
 
@@ -77,6 +85,8 @@ class EvalReport:
     run: RunInfo
     cases: tuple[CaseResult, ...]
     aggregate: Counts = field(init=False)
+    #: Where the prices of ``cost_per_case_usd`` came from (a ``--prices`` file name), if any.
+    prices: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aggregate", total(self.cases))
@@ -89,6 +99,10 @@ class EvalReport:
     def rates(self) -> dict[str, float | None]:
         return _rounded(self.aggregate.rates())
 
+    def rule_rates(self) -> list[RuleRate]:
+        """The correction rate of every rule that rejected a reply (highest first)."""
+        return correction_rates(self.cases, {code.value: r.stage for code, r in RULES.items()})
+
     def to_json(self) -> dict[str, Any]:
         """The content of ``results.json``."""
         return {
@@ -96,6 +110,17 @@ class EvalReport:
             "run": {**asdict(self.run), "catalogs": list(self.run.catalogs)},
             "aggregate": _summary(self.aggregate),
             "by_tag": {tag: _summary(counts) for tag, counts in by_tag(self.cases).items()},
+            "prices": self.prices,
+            "correction_rates": [
+                {
+                    "code": r.code,
+                    "stage": r.stage,
+                    "rejected_replies": r.rejected,
+                    "replies": r.replies,
+                    "rate": None if r.rate is None else round(r.rate, DIGITS),
+                }
+                for r in self.rule_rates()
+            ],
             "blocked": [
                 {"case_id": c.case_id, "code": c.error_code, "message": c.error_message}
                 for c in self.blocked
@@ -137,6 +162,24 @@ class EvalReport:
                 f"| {_fmt(rates['candidate_recall_at_k'])} | {_fmt(rates['mention_accuracy'])} "
                 f"| {_fmt(rates['wrong_selection_rate'])} | {_fmt(rates['abstention_rate'])} |"
             )
+        lines += [
+            "",
+            "## Corrections per rule",
+            "",
+            "Replies rejected for each rule (finding code) over the replies of its stage; a",
+            "correction round follows each rejected reply. Prices: "
+            + (f"`{self.prices}`." if self.prices else "none given (`--prices`), cost n/a."),
+            "",
+            "| rule | stage | rejected replies | rate |",
+            "|---|---|---:|---:|",
+        ]
+        rule_rates = self.rule_rates()
+        lines += [
+            f"| `{r.code}` | {r.stage} | {r.rejected}/{r.replies} | {_fmt(r.rate)} |"
+            for r in rule_rates
+        ]
+        if not rule_rates:
+            lines.append("| none | | 0 | |")
         lines += ["", f"## Blocked cases ({len(self.blocked)})", ""]
         lines += [f"- `{c.case_id}`: `{c.error_code}`: {c.error_message}" for c in self.blocked]
         if not self.blocked:

@@ -20,13 +20,19 @@ import json
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from resources.world_db import WorldDatabase
-from vba_assets.config import ProjectConfig, embedded_project_config, load_project_config
+from vba_assets.config import (
+    ProjectConfig,
+    embedded_project_config,
+    load_project_config,
+    read_toml,
+)
+from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
 from vba_assets.domain.resolution.context import search_ids
 from vba_assets.errors import (
     ConfigError,
@@ -43,7 +49,9 @@ from vba_assets.evaluation.metrics import (
     ObservedDate,
     ObservedInterpretation,
     ObservedSearch,
+    Price,
     SearchStatus,
+    prompt_tokens,
     score_case,
 )
 from vba_assets.evaluation.report import (
@@ -66,6 +74,7 @@ from vba_assets.pipeline.artifacts import (
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.trial import run_trial
+from vba_assets.provider_registry import PROVIDERS
 from vba_assets.store import CasePackage, Workspace
 
 #: Every evaluated case runs in this revision of its scratch package.
@@ -86,6 +95,7 @@ def run_eval(
     *,
     progress: Progress | None = None,
     jobs: int = 1,
+    prices: Mapping[str, Price] | Path | str | None = None,
 ) -> EvalReport:
     """Evaluate a dataset; with ``out_dir``, also write ``results.json`` and ``results.md`` there.
 
@@ -99,6 +109,8 @@ def run_eval(
         progress: called with one line per finished case.
         jobs: cases run concurrently in this many threads (each case has its own package and
             lock; results keep the dataset order). With a network provider, mind its rate limits.
+        prices: a price table (model name -> :class:`Price`) or a TOML file of one
+            (:func:`load_prices`) for the cost per case; None reports no cost.
 
     Raises:
         InputError: a bad dataset (``EVAL_DATASET_INVALID``) or an ``out_dir`` made by another
@@ -117,16 +129,56 @@ def run_eval(
         else embedded_project_config()
     )
     info = run_info(dataset, llm, project)
+    label = Path(prices).name if isinstance(prices, Path | str) else None
+    table = load_prices(prices) if isinstance(prices, Path | str) else prices
+    if table is not None and label is None:
+        label = "given in code"
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="vba-eval-") as scratch:
-            return _evaluate(
-                dataset, info, llm, project, Path(scratch) / "workspace", progress, jobs
+            report = _evaluate(
+                dataset, info, llm, project, Path(scratch) / "workspace", progress, jobs, table
             )
+            return dataclasses.replace(report, prices=label)
     out = Path(out_dir)
     _claim_out_dir(out, info)
-    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs)
+    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs, table)
+    report = dataclasses.replace(report, prices=label)
     write_results(report, out)
     return report
+
+
+def load_prices(path: Path | str) -> dict[str, Price]:
+    """A price table: ``[models."<model>"]`` with ``input``, ``output`` and optional
+    ``cache_write``, ``cache_read`` in USD per million tokens (``config/prices.example.toml``).
+
+    Raises:
+        ConfigError: a missing file, bad TOML, or a row without numeric ``input``/``output``.
+    """
+    path = Path(path)
+    document = read_toml(path, what="price table")
+    models = document.get("models")
+    if not isinstance(models, dict) or set(document) - {"models"}:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID, f"{path}: a price table has one [models] table", key="models"
+        )
+    table: dict[str, Price] = {}
+    for name, row in models.items():
+        key = f"models.{name}"
+        known = {"input", "output", "cache_write", "cache_read"}
+        if not isinstance(row, dict) or set(row) - known or not {"input", "output"} <= set(row):
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID,
+                f"{path}: {key}: needs input and output (and optional cache_write, cache_read)",
+                key=key,
+            )
+        if not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in row.values()
+        ):
+            raise ConfigError(
+                ErrorCode.CONFIG_INVALID, f"{path}: {key}: prices are numbers >= 0", key=key
+            )
+        table[str(name)] = Price(**{k: float(v) for k, v in row.items()})
+    return table
 
 
 def run_info(dataset: Dataset, llm: LlmConfig, project: ProjectConfig) -> RunInfo:
@@ -178,6 +230,7 @@ def _evaluate(
     workspace_root: Path,
     progress: Progress | None,
     jobs: int,
+    prices: Mapping[str, Price] | None = None,
 ) -> EvalReport:
     workspace = Workspace(workspace_root)
     local = threading.local()
@@ -196,7 +249,9 @@ def _evaluate(
         return db
 
     def run_one(case: EvalCase, reports_dir: Path) -> CaseResult:
-        observation = evaluate_case(workspace, case, llm, project, reports_dir, open_db)
+        observation = evaluate_case(
+            workspace, case, llm, project, reports_dir, open_db, prices=prices
+        )
         if progress is not None:
             state = f"blocked {observation.error_code}" if observation.error_code else "ok"
             with lock:
@@ -225,6 +280,8 @@ def evaluate_case(
     project: ProjectConfig,
     reports_dir: Path,
     open_db: Callable[[], Any] | None = None,
+    *,
+    prices: Mapping[str, Price] | None = None,
 ) -> CaseObservation:
     """Import and run one case, then read back what it accepted (errors are recorded)."""
     error: VbaError | None = None
@@ -248,7 +305,7 @@ def evaluate_case(
         raise  # the operator's configuration, not this report: stop the run
     except VbaError as exc:
         error = exc
-    observation = observe_case(workspace.case(case.id), EVAL_REVISION)
+    observation = observe_case(workspace.case(case.id), EVAL_REVISION, prices)
     if error is None:
         return observation
     return dataclasses.replace(
@@ -256,16 +313,13 @@ def evaluate_case(
     )
 
 
-def observe_case(package: CasePackage, revision: str) -> CaseObservation:
+def observe_case(
+    package: CasePackage, revision: str, prices: Mapping[str, Price] | None = None
+) -> CaseObservation:
     """The searches, candidates, verdicts and dispatches a revision has accepted so far."""
     rev = load_frozen(package, revision)
     calls = tuple(
-        ObservedCall(
-            stage=r.stage,
-            outcome=r.outcome,
-            input_tokens=r.usage.input if r.usage else None,
-            output_tokens=r.usage.output if r.usage else None,
-        )
+        observe_call(r, rev.interpretation.provider, prices)
         for r in revision_records(package, rev.layout)
     )
     interpretation = observe_interpretation(accepted_doc(rev, rev.layout.interpretation))
@@ -298,6 +352,39 @@ def observe_case(package: CasePackage, revision: str) -> CaseObservation:
         )
     return CaseObservation(
         package.case_id, searches=tuple(searches), calls=calls, interpretation=interpretation
+    )
+
+
+def observe_call(
+    record: DispatchRecord, frozen_provider: str, prices: Mapping[str, Price] | None = None
+) -> ObservedCall:
+    """One dispatch record's tokens (cache reads and writes, prompt tokens counted the way its
+    provider reports them), its cost under ``prices`` and, when rejected, its finding codes."""
+    usage = record.usage or TokenUsage()
+    provider = frozen_provider if record.provider == "replay" else record.provider
+    spec = PROVIDERS.get(provider)
+    prompt = prompt_tokens(
+        usage.input,
+        usage.cache_creation,
+        usage.cache_read,
+        input_includes_cached=spec.input_includes_cached if spec else True,
+    )
+    price = (prices or {}).get(record.model)
+    cost = None
+    if price is not None:
+        cost = price.cost_microusd(
+            prompt, usage.cache_creation or 0, usage.cache_read or 0, usage.output or 0
+        )
+    return ObservedCall(
+        stage=record.stage,
+        outcome=record.outcome,
+        input_tokens=usage.input,
+        output_tokens=usage.output,
+        prompt_tokens=prompt,
+        cache_read_tokens=usage.cache_read or 0,
+        cache_write_tokens=usage.cache_creation or 0,
+        cost_microusd=cost,
+        codes=tuple(issue.code.value for issue in record.issues),
     )
 
 
@@ -348,6 +435,11 @@ def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
         "--jobs", type=int, default=1, help="cases run concurrently (default 1; mind rate limits)"
     )
     parser.add_argument("--write-baseline", help="write this run's baseline document here")
+    parser.add_argument(
+        "--prices",
+        help="price table TOML (USD per million tokens per model, config/prices.example.toml) "
+        "for the cost per case",
+    )
     return parser
 
 
@@ -362,6 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.out,
             progress=lambda line: print(line, file=sys.stderr),
             jobs=args.jobs,
+            prices=args.prices,
         )
         print(report.markdown().split("\n## By tag")[0].rstrip())
         if report.blocked:

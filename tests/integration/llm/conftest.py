@@ -14,6 +14,7 @@ import pytest
 from resources.llm import ProviderOptions, build_provider
 from resources.llm.anthropic_provider import AnthropicProvider
 from resources.llm.openai_compatible import OpenAICompatibleProvider
+from tests.fakes.api_rules import refuse_invalid
 from tests.fakes.http_server import ScriptedHTTPServer
 from tests.fakes.toy_stage import FakeClock
 from vba_assets.domain.llm.contract import DispatchRecord
@@ -35,7 +36,8 @@ def canary_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def server() -> Iterator[ScriptedHTTPServer]:
-    with ScriptedHTTPServer() as running:
+    """The local API: refuses what the real API would refuse (``tests.fakes.api_rules``)."""
+    with ScriptedHTTPServer(check=refuse_invalid()) as running:
         yield running
 
 

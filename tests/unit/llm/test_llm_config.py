@@ -53,9 +53,12 @@ def test_defaults_select_the_heuristic_provider_without_a_key() -> None:
 
 def test_provider_defaults() -> None:
     anthropic = parse(provider="anthropic", model="m")
-    assert (anthropic.api_key_env, anthropic.response_format) == ("ANTHROPIC_API_KEY", "tool_use")
+    assert (anthropic.api_key_env, anthropic.response_format) == (
+        "ANTHROPIC_API_KEY",
+        "strict_tool",
+    )
     openai = parse(provider="openai_compatible", model="m", base_url="http://127.0.0.1:1/v1/")
-    assert (openai.api_key_env, openai.response_format) == (None, "json_object")
+    assert (openai.api_key_env, openai.response_format) == (None, "json_schema")
     assert openai.base_url == "http://127.0.0.1:1/v1"
 
 

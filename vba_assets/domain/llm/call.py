@@ -80,13 +80,52 @@ _NO_REPLY = [Finding(code=ErrorCode.LLM_OUTPUT_RULES, message="the record holds 
 # --- the correction loop --------------------------------------------------------------------------
 
 
-def correction_message(issues: Sequence[Finding], spec: ProtocolSpec) -> str:
-    """The user turn of a correction round: every finding with its code, JSON path and message."""
+#: Characters of an offending value a correction round shows (longer ones end in ``…``).
+VALUE_LIMIT = 160
+_NO_VALUE = object()
+
+
+def correction_message(
+    issues: Sequence[Finding], spec: ProtocolSpec, reply: str | None = None
+) -> str:
+    """The user turn of a correction round: every finding with its code, JSON path and message.
+
+    From protocol 4 (``correction_values``) each finding with a path also shows the offending
+    value read from the rejected ``reply`` at that path (compact JSON, cut at
+    :data:`VALUE_LIMIT` characters), or ``missing`` when the reply has nothing there.
+    """
+    data = _parse_reply(reply) if spec.correction_values else _NO_VALUE
     lines = [CORRECTION_HEADING]
     for issue in issues:
         where = f" at {issue.path}" if issue.path else ""
+        if issue.path and data is not _NO_VALUE:
+            where += f" (value: {_value_at(data, issue.path)})"
         lines.append(f"- {spec.correction_code(issue.code).value}{where}: {issue.message}")
     return "\n".join(lines)
+
+
+def _parse_reply(reply: str | None) -> Any:
+    if not reply:
+        return _NO_VALUE
+    try:
+        return json.loads(reply, parse_constant=reject_json_constant)
+    except ValueError:
+        return _NO_VALUE
+
+
+def _value_at(data: Any, pointer: str) -> str:
+    """The value at an RFC 6901 ``pointer`` as compact JSON, or ``missing``."""
+    node = data
+    for token in pointer.split("/")[1:]:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return "missing"
+    text = json.dumps(node, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= VALUE_LIMIT else text[: VALUE_LIMIT - 1] + "…"
 
 
 def conversation(request: ModelRequest, rejected: Sequence[DispatchRecord]) -> list[ChatMessage]:
@@ -97,7 +136,8 @@ def conversation(request: ModelRequest, rejected: Sequence[DispatchRecord]) -> l
         reply = record.output_text or record.text or ""
         content = reply if reply.strip() else EMPTY_REPLY_PLACEHOLDER
         messages.append(ChatMessage(role="assistant", content=content))
-        messages.append(ChatMessage(role="user", content=correction_message(record.issues, spec)))
+        correction = correction_message(record.issues, spec, record.output_text)
+        messages.append(ChatMessage(role="user", content=correction))
     return messages
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.canonical import canonical_bytes, content_hash
 from vba_assets.domain.findings import Finding
-from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema
+from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema
 from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.errors import ErrorCode, ModelError
 
@@ -60,6 +60,22 @@ class ModelRequest(StrictModel):
     model: str = Field(min_length=1)
     max_tokens: int = Field(ge=1, le=1_000_000)
     temperature: float | None = Field(default=None, ge=0, le=2)
+    schema_dialect: SchemaDialect | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol 4 on: the dialect of output_schema, which tells a provider how "
+        "to send it (strict or not, in its own channel or already in the system text). Absent "
+        "before protocol 4, so older requests keep their bytes.",
+    )
+
+    @property
+    def schema_in_prompt(self) -> bool:
+        """Whether the prompt text already shows the output schema (v2/v3 in the message, v4 in
+        the system text for a dialect without a structured-output channel)."""
+        spec = protocol(self.protocol_version)
+        if spec.native_schema:
+            return self.schema_dialect not in NATIVE_DIALECTS
+        return spec.schema_in_message
 
     def document(self, messages: Sequence[ChatMessage] | None = None) -> dict[str, Any]:
         """The provider-neutral request as JSON data, with ``messages`` for one attempt."""
@@ -77,6 +93,22 @@ def schema_text(schema: dict[str, Any]) -> str:
     return canonical_bytes(schema).decode("utf-8")
 
 
+def schema_block(schema: dict[str, Any]) -> str:
+    """The schema as the prompt shows it: the fixed heading, a blank line, the canonical JSON."""
+    return f"{SCHEMA_HEADING}\n\n{schema_text(schema)}"
+
+
+def append_block(text: str, block: str) -> str:
+    """``text``, a blank line and ``block``; a text ending in a line break keeps it as the end.
+
+    Protocol 4 appends the schema block to a system text that ends with ``\n``: the result is
+    ``...\n\n<block>\n`` (one blank line between, a final line break as before).
+    """
+    if text.endswith("\n"):
+        return f"{text}\n{block}\n"
+    return f"{text}\n\n{block}"
+
+
 def build_request(
     stage: str,
     protocol_version: ProtocolVersion,
@@ -91,18 +123,27 @@ def build_request(
     stage_context: dict[str, Any] | None = None,
     dialect: SchemaDialect = "json_schema",
 ) -> ModelRequest:
-    """Build the request of one stage. From v2 on the output schema ends the user message.
+    """Build the request of one stage: where the schema goes is the protocol's choice.
+
+    v1: only in the provider's output channel. v2, v3: also at the end of the user message.
+    v4 on: once, in the provider's structured-output channel when ``dialect`` has one
+    (:data:`~vba_assets.domain.llm.schemas.NATIVE_DIALECTS`), else at the end of the system text
+    (:func:`append_block`), so it belongs to the static prefix; the request names its dialect.
 
     The same arguments always give the same request bytes (:meth:`ModelRequest.sha256`), which is
-    how a replay rebuilds the requests of a revision frozen at either protocol version.
+    how a replay rebuilds the requests of a revision frozen at any protocol version.
     """
+    spec = protocol(protocol_version)
     schema = provider_schema(output_model, dialect=dialect)
     content = user_content
-    if protocol(protocol_version).schema_in_message:
-        content = f"{user_content}\n\n{SCHEMA_HEADING}\n\n{schema_text(schema)}"
+    if spec.schema_in_message:
+        content = f"{user_content}\n\n{schema_block(schema)}"
+    if spec.native_schema and dialect not in NATIVE_DIALECTS:
+        system = append_block(system, schema_block(schema))
     return ModelRequest(
         stage=stage,
         protocol_version=protocol_version,
+        schema_dialect=dialect if spec.native_schema else None,
         system=system,
         messages=(ChatMessage(role="user", content=content),),
         output_name=output_name or f"submit_{stage}",

@@ -81,7 +81,11 @@ def correction_items(
         index = first_message + 2 * number
         rounds = [
             ("reply", f"{artifact}#/{field}", reply if reply.strip() else EMPTY_REPLY_PLACEHOLDER),
-            ("correction", f"{artifact}#/issues", correction_message(record.issues, spec)),
+            (
+                "correction",
+                f"{artifact}#/issues",
+                correction_message(record.issues, spec, record.output_text),
+            ),
         ]
         items += [
             ContextItem(

@@ -148,10 +148,16 @@ class LocatedItems:
                 )
 
     def place_fields(self, items: Sequence[ContextItem]) -> None:
-        """Field items wherever they occur in structured fields: longest first, no overlap."""
+        """Field items wherever they occur in structured fields: longest first, no overlap.
+
+        A ``provider_injected`` item is also found in text no placed item covers: a provider
+        that sends the schema in the system text instead of its own field (the ``json_object``
+        fallback of a protocol 4 request) injected it there.
+        """
         for item in sorted(items, key=lambda i: -len(i.text)):
             for index, channel in enumerate(self.channels):
-                start = channel.text.find(item.text) if channel.slot == FIELD_SLOT else -1
+                searched = channel.slot == FIELD_SLOT or item.lifecycle == "provider_injected"
+                start = channel.text.find(item.text) if searched else -1
                 while item.text and start >= 0:
                     end = start + len(item.text)
                     if self.free(index, start, end):

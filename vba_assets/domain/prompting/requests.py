@@ -9,10 +9,13 @@ they live in :mod:`.stage_context` and are re-exported here), a builder turns it
 Request layout (what the model receives, in order):
 
 1. ``system``: the versioned instructions of the stage, then its few-shot examples, each rendered
-   exactly like a real request plus the accepted reply. Static for a prompt version.
+   exactly like a real request plus the accepted reply. Static for a prompt version. Protocol 4
+   puts the data notice and the offsets note after the instructions and, for a schema dialect
+   without a structured-output channel, the schema at the end.
 2. The output schema (the tool / response schema, set by the provider from ``output_schema``).
 3. One user message: the stage context, rendered canonically by :mod:`.stage_render`.
-   Protocol v2 appends the schema.
+   Protocol v2 and v3 append the schema; from protocol 4 it holds per-case data only, so the
+   static prefix (definitions and system text) is as long as it can be.
 
 The same inputs always give byte-identical requests; ``stage_context`` carries the structured
 context for local providers. :func:`request_items` lists the labelled items a request is built
@@ -39,7 +42,7 @@ from vba_assets.domain.llm.contract import (
     model_validator_for,
     schema_text,
 )
-from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema
+from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema
 from vba_assets.domain.prompting.items import (
     FIELD_SLOT,
     SYSTEM_SLOT,
@@ -54,6 +57,7 @@ from vba_assets.domain.prompting.render import (
     interpretation_pieces,
     plan_pieces,
     render_example,
+    stage_notes,
     system_pieces,
 )
 from vba_assets.domain.prompting.stage_context import (
@@ -137,7 +141,7 @@ def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
 class _Stage(NamedTuple):
     stage: str
     output: type[BaseModel]
-    pieces: Callable[[Any], Pieces]
+    pieces: Callable[[Any, bool], Pieces]  # (stage context, static_first)
 
 
 _STAGES: dict[str, _Stage] = {
@@ -154,7 +158,8 @@ _STAGES: dict[str, _Stage] = {
 }
 
 
-def _system_pieces(prompts: PromptSet, prompt: str) -> Pieces:
+def _system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Pieces:
+    """Instructions and examples; an example's request is laid out as ``spec`` lays out real ones."""
     render = _STAGES[prompt].pieces
     folder = f"prompts/{prompts.version}"
     instructions = part(
@@ -172,14 +177,19 @@ def _system_pieces(prompts: PromptSet, prompt: str) -> Pieces:
             render_example(
                 number,
                 example.title,
-                text_of(render(example_stage(example, protocol(prompts.protocol_version)).context)),
+                text_of(
+                    render(
+                        example_stage(example, protocol(prompts.protocol_version)).context,
+                        spec.static_first,
+                    )
+                ),
                 example.data["output"],
             ),
             prompts.files.get(example.path),
         )
         for number, example in enumerate(prompts.examples_for(prompt), start=1)
     ]
-    return system_pieces(instructions, examples)
+    return system_pieces(instructions, examples, spec.static_first, stage_notes(prompt))
 
 
 def _prompt_of(context: BaseModel) -> str:
@@ -212,11 +222,13 @@ def _stage_of(context: BaseModel) -> _Stage:
 
 
 class RequestLayout(NamedTuple):
-    """What a request is built from: the system text, the user content before protocol v2's
-    schema block, the whole first message, and the labelled items in them."""
+    """What a request is built from: the system text before protocol 4's schema block, the user
+    content before protocol 2's schema block, the whole system text and first message, and the
+    labelled items in them."""
 
-    system: str
+    base_system: str
     user: str
+    system: str
     message: str
     items: list[ContextItem]
 
@@ -226,22 +238,26 @@ def _layout(
     prompts: PromptSet,
     protocol_version: ProtocolVersion,
     schema: dict[str, Any],
+    dialect: SchemaDialect | None,
 ) -> RequestLayout:
+    spec = protocol(protocol_version)
     prompt = _prompt_of(context)
     stage = _stage_of(context)
-    system = _system_pieces(prompts, prompt)
-    user = stage.pieces(context)
+    base_system = _system_pieces(prompts, prompt, spec)
+    user = stage.pieces(context, spec.static_first)
     schema_json = schema_text(schema)
     schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
-    message = list(user)
-    if protocol(protocol_version).schema_in_message:  # as build_request: the schema ends it
-        heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
-        message += [
-            *glue("\n\n"),
-            *part("schema_heading", "static", SCHEMA_HEADING_SOURCE, SCHEMA_HEADING, heading_sha),
-            *glue("\n\n"),
-            *part("output_schema", "static", schema_source, schema_json, schema_sha),
-        ]
+    heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
+    schema_pieces = [
+        *part("schema_heading", "static", SCHEMA_HEADING_SOURCE, SCHEMA_HEADING, heading_sha),
+        *glue("\n\n"),
+        *part("output_schema", "static", schema_source, schema_json, schema_sha),
+    ]
+    message, system = list(user), list(base_system)
+    if spec.schema_in_message:  # as build_request: the schema ends the user message
+        message += [*glue("\n\n"), *schema_pieces]
+    if spec.native_schema and dialect not in NATIVE_DIALECTS:  # as build_request: it ends
+        system += [*glue("\n"), *schema_pieces, *glue("\n")]  # the system text (append_block)
     fields = [
         ("provider:output_schema", "provider_injected", schema_source, schema_json),
         ("provider:output_name", "provider_injected", OUTPUT_NAME_SOURCE, f"submit_{stage.stage}"),
@@ -259,7 +275,9 @@ def _layout(
         )
         for name, lifecycle, source, text in fields
     ]
-    return RequestLayout(text_of(system), text_of(user), text_of(message), items)
+    return RequestLayout(
+        text_of(base_system), text_of(user), text_of(system), text_of(message), items
+    )
 
 
 def _stage_data(context: BaseModel) -> str:
@@ -275,13 +293,12 @@ def _request(
 ) -> ModelRequest:
     context = with_protocol(context, protocol_version)
     output = _stage_of(context)
-    layout = _layout(
-        context, prompts, protocol_version, provider_schema(output.output, dialect=params.dialect)
-    )
+    schema = provider_schema(output.output, dialect=params.dialect)
+    layout = _layout(context, prompts, protocol_version, schema, params.dialect)
     return build_request(
         output.stage,
         protocol_version,
-        layout.system,
+        layout.base_system,
         layout.user,
         output.output,
         model=params.model,
@@ -341,7 +358,7 @@ def request_items(
     stage_context = with_protocol(stage_context, protocol_version)
     output = _stage_of(stage_context).output
     schema = provider_schema(output, dialect=dialect)
-    return _layout(stage_context, prompts, protocol_version, schema).items
+    return _layout(stage_context, prompts, protocol_version, schema, dialect).items
 
 
 _CONTEXTS: dict[str, type[BaseModel]] = {
@@ -365,7 +382,9 @@ def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[Context
         context = context_type.model_validate(request.stage_context)
     except ValidationError:
         raise _not_built_here(request, "its stage_context is not a valid stage context") from None
-    layout = _layout(context, prompts, request.protocol_version, request.output_schema)
+    layout = _layout(
+        context, prompts, request.protocol_version, request.output_schema, request.schema_dialect
+    )
     if (request.system, request.messages[0].content) != (layout.system, layout.message):
         raise _not_built_here(
             request,
