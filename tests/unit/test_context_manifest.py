@@ -310,8 +310,9 @@ def _assert_totals(manifest: ContextManifest) -> None:
     assert 0 <= manifest.static_prefix_share <= 1
 
 
-def _prompts() -> Any:
-    return load_prompt_set("v1")
+def _prompts(version: str = CURRENT_PROMPT_VERSION) -> Any:
+    """The prompts a request was built with: the golden run's (current), or v1 for protocol 1-3."""
+    return load_prompt_set(version)
 
 
 # --- real providers' bodies --------------------------------------------------------------------------
@@ -323,7 +324,7 @@ def test_anthropic_puts_the_schema_in_a_forced_tool_and_the_static_prompt_first(
 ) -> None:
     provider = AnthropicProvider(api_key=SECRET, base_url="http://127.0.0.1:9")
     for request in all_requests(protocol):
-        items = request_items_for(request, _prompts())
+        items = request_items_for(request, _prompts("v1"))
         body = provider.wire_request(request, request.messages)
         manifest = context_manifest(_record_for(body, "anthropic"), items)
         _assert_totals(manifest)
@@ -348,7 +349,7 @@ def test_openai_json_object_mode_gets_the_schema_only_from_protocol_v2() -> None
     provider = OpenAICompatibleProvider(base_url="http://127.0.0.1:9", api_key=SECRET)
     for protocol in (1, 2):
         request = all_requests(protocol)[2]
-        items = request_items_for(request, _prompts())
+        items = request_items_for(request, _prompts("v1"))
         body = provider.wire_request(request, request.messages)
         manifest = context_manifest(_record_for(body, "openai_compatible"), items)
         _assert_totals(manifest)
@@ -445,7 +446,7 @@ def test_correction_messages_in_a_hand_made_conversation_are_located() -> None:
     request = all_requests(2)[0]
     messages = [*request.messages, ChatMessage(role="assistant", content="{}")]
     body = request.document(messages)
-    items = [*request_items_for(request, _prompts()), _item("reply", "{}", message_slot(1))]
+    items = [*request_items_for(request, _prompts("v1")), _item("reply", "{}", message_slot(1))]
     manifest = context_manifest(_record_for(body), items)
     assert next(i for i in manifest.items if i.name == "reply").insertions == 1
     _assert_totals(manifest)
