@@ -28,7 +28,7 @@ interpret_cases_job = dg.define_asset_job(
     JOB_NAME,
     selection=dg.AssetSelection.assets(*ASSETS),
     description="Materialize and check the six case-interpretation assets of one case revision "
-    "(partition <case>|<revision>). A failed blocking check stops the downstream assets of the "
+    "(partition `<case>|<revision>`). A failed blocking check stops the downstream assets of the "
     "run.",
 )
 

@@ -174,6 +174,42 @@ class Chromium:
                 )
             time.sleep(0.5)
 
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (promises are awaited)."""
+        result = self._page(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
+        if "exceptionDetails" in result:
+            raise RuntimeError(f"JavaScript failed: {result['exceptionDetails']}")
+        return result.get("result", {}).get("value")
+
+    def click(self, selector: str, text: str, timeout_s: float = 30.0) -> None:
+        """Click (real mouse events at its centre) the first visible ``selector`` element whose
+        text starts with ``text``; wait for it to appear and be enabled (bounded)."""
+        finder = (
+            "((selector, text) => { const e = Array.from(document.querySelectorAll(selector))"
+            ".find(e => e.offsetParent !== null && !e.disabled && e.innerText"
+            " && e.innerText.trim().startsWith(text)); if (!e) return null;"
+            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+            " return [r.x + r.width / 2, r.y + r.height / 2];"
+            f" }})({json.dumps(selector)}, {json.dumps(text)})"
+        )
+        deadline = time.monotonic() + timeout_s
+        while (position := self.evaluate(finder)) is None:
+            if time.monotonic() > deadline:
+                raise PageTextTimeout(
+                    f"no enabled {selector} showing {text!r} after {timeout_s:.0f} s; the page "
+                    f"shows:\n{self.text()[:3000]}"
+                )
+            time.sleep(0.5)
+        x, y = position
+        for kind in ("mousePressed", "mouseReleased"):
+            self._page("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def type_text(self, text: str) -> None:
+        """Type ``text`` into the focused element (as keyboard input)."""
+        self._page("Input.insertText", text=text)
+
     def screenshot(self, path: Path) -> Path:
         """Save a PNG of the viewport to ``path``."""
         data = self._page("Page.captureScreenshot", format="png")["data"]

@@ -1,10 +1,12 @@
 """Fixtures for the end-to-end tests: a real ``dagster dev`` on a throwaway workspace, and Chromium.
 
-``dagster_ui`` (module): a temporary workspace and DAGSTER_HOME, the packaged samples imported with
-``vba demo --workspace``, then ``dagster dev -h 127.0.0.1 -p <free port> -w workspace.yaml`` started
-from the repository root with the embedded default config (``VBA_WORKSPACE`` points at the temporary
-workspace, so nothing touches ``./vba-workspace``). The server stops as soon as the module is done,
-so it does not load the machine while the rest of the suite runs.
+``dagster_ui`` (module): what ``make run`` does, in temporary folders: a DAGSTER_HOME with
+``deploy/dagster.local.yaml`` (queued runs, one run per revision, pools) and the pool limits set
+with ``dagster instance concurrency set``, the packaged samples imported with ``vba demo
+--workspace``, then ``dg dev --host 127.0.0.1 --port <free port>`` started from the repository root
+with the embedded default config (``VBA_WORKSPACE`` points at the temporary workspace, so nothing
+touches ``./vba-workspace``). The server stops as soon as the module is done, so it does not load
+the machine while the rest of the suite runs.
 
 ``settled`` (module): waits (bounded) until the inbox sensor registered every sample partition
 and every run it requested has finished.
@@ -13,6 +15,7 @@ and every run it requested has finished.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,10 +26,11 @@ import pytest
 
 from tests.conftest import REPO
 from tests.e2e.chromium import CHROMIUM, Chromium
-from tests.e2e.dagster_dev import QUIET_INSTANCE_YAML, DagsterDev, free_port
+from tests.e2e.dagster_dev import DagsterDev, dagster_executable, free_port
 from tests.e2e.graphql import DagsterGraphQL, LocationLoadError
 from tests.e2e.settle import Settled, wait_until_settled
 from tests.e2e.verify import sample_case_ids
+from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.sensors import FIRST_REVISION
 from vba_assets.store import Workspace
 from vba_assets.worlddata.build import ensure_demo_database
@@ -35,6 +39,8 @@ from vba_assets.worlddata.build import ensure_demo_database
 #: a minute; the margins absorb a loaded CI runner without letting a hang run forever.
 SERVER_START_TIMEOUT_S = 120.0
 SETTLE_TIMEOUT_S = 180.0
+#: The pool limits `make run` sets by default (MODEL_CALLS=4, DB_QUERIES=2).
+POOL_LIMITS = {MODEL_POOL: 4, WORLD_DB_POOL: 2}
 
 #: Configuration that must not leak from the developer's shell into the server under test.
 _CLEARED_ENV = (
@@ -79,8 +85,17 @@ def dagster_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DagsterUI]:
     workspace_dir = root / "workspace"
     dagster_home = root / "dagster-home"
     dagster_home.mkdir()
-    (dagster_home / "dagster.yaml").write_text(QUIET_INSTANCE_YAML)
+    shutil.copy(REPO / "deploy" / "dagster.local.yaml", dagster_home / "dagster.yaml")
     env = server_environment(workspace_dir, dagster_home)
+    for pool, limit in POOL_LIMITS.items():  # what `make run` does with MODEL_CALLS, DB_QUERIES
+        subprocess.run(
+            [str(dagster_executable()), "instance", "concurrency", "set", pool, str(limit)],
+            cwd=root,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
     ensure_demo_database()  # what `make demo` does first; shared cache ($VBA_CACHE_DIR)
     demo = subprocess.run(
@@ -96,10 +111,10 @@ def dagster_ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DagsterUI]:
     expected = sample_case_ids()
     assert workspace.case_ids() == expected, demo.stdout
 
-    server = DagsterDev(REPO, env, root / "dagster-dev.log", free_port())
+    server = DagsterDev(REPO, env, root / "dagster-dev.log", free_port(), workspace_yaml=None)
     with server:
         server.wait_until_serving(SERVER_START_TIMEOUT_S)
-        print(f"\ndagster dev on {server.base_url}, log {server.log_path}")
+        print(f"\ndg dev on {server.base_url}, log {server.log_path}")
         yield DagsterUI(
             server=server,
             client=DagsterGraphQL(server.base_url),
@@ -134,7 +149,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
 
 @pytest.fixture(scope="module")
 def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pytest tmp dir, or ``$VBA_E2E_SCREENSHOTS`` to keep them (pytest prunes old tmp dirs)."""
+    """The pytest tmp dir, or ``$VBA_E2E_SCREENSHOTS`` to keep them (pytest prunes old tmp dirs;
+    CI sets it to ``ci-artifacts/screenshots``, which the run leaves behind)."""
     keep = os.environ.get("VBA_E2E_SCREENSHOTS")
     if keep:
         Path(keep).mkdir(parents=True, exist_ok=True)

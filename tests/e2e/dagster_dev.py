@@ -84,7 +84,9 @@ class DagsterDev:
         env: the complete environment of the server (DAGSTER_HOME, VBA_WORKSPACE, ...).
         log_path: where stdout and stderr of the whole group go.
         port: the port to serve on (see :func:`free_port`).
-        workspace_yaml: the workspace file (default: the repository's ``workspace.yaml``).
+        workspace_yaml: the workspace file for ``dagster dev -w`` (default: the repository's
+            ``workspace.yaml``); None starts ``dg dev`` instead, which loads the project that
+            ``[tool.dg]`` of ``cwd/pyproject.toml`` names (what ``make run`` starts).
     """
 
     def __init__(
@@ -93,7 +95,7 @@ class DagsterDev:
         env: dict[str, str],
         log_path: Path,
         port: int,
-        workspace_yaml: Path | str = "workspace.yaml",
+        workspace_yaml: Path | str | None = "workspace.yaml",
     ) -> None:
         self.cwd = cwd
         self.env = env
@@ -103,8 +105,12 @@ class DagsterDev:
         self.base_url = f"http://127.0.0.1:{port}"
         self._process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> "DagsterDev":
-        command = [
+    def command(self) -> list[str]:
+        """``dg dev --host 127.0.0.1 --port P`` or ``dagster dev -h 127.0.0.1 -p P -w W``."""
+        if self.workspace_yaml is None:
+            dg = Path(sys.executable).with_name("dg")
+            return [str(dg), "dev", "--host", "127.0.0.1", "--port", str(self.port)]
+        return [
             str(dagster_executable()),
             "dev",
             "-h",
@@ -114,6 +120,9 @@ class DagsterDev:
             "-w",
             str(self.workspace_yaml),
         ]
+
+    def start(self) -> "DagsterDev":
+        command = self.command()
         with open(self.log_path, "ab") as log:
             self._process = subprocess.Popen(
                 command,

@@ -127,6 +127,10 @@ class DagsterGraphQL:
             assets["/".join(node["assetKey"]["path"])] = sorted(names)
         return assets
 
+    def partition_keys(self, asset: str) -> list[str]:
+        """Every registered partition key of a (singly) partitioned asset."""
+        return [key for keys in self.partition_keys_by_dimension(asset).values() for key in keys]
+
     def partition_keys_by_dimension(self, asset: str) -> dict[str, list[str]]:
         """The registered keys of each dimension of a multi-partitioned asset."""
         data = self.query(_ASSET_PARTITIONS, {"key": {"path": asset.split("/")}})

@@ -5,7 +5,6 @@ message stays readable when every partition fails the same way.
 """
 
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -92,24 +91,28 @@ def run_failure_report(client: DagsterGraphQL, settled: Settled) -> str:
 
 @dataclass(frozen=True)
 class Page:
-    """A UI page and the texts it must render once its data loaded."""
+    """A UI page, what to click on it first (``(selector, text)`` pairs) and the texts it must
+    render once its data loaded."""
 
     name: str
     path: str
     expected: tuple[str, ...]
+    clicks: tuple[tuple[str, str], ...] = ()
 
 
 def asset_partition_page(
     workspace: Workspace, case_ids: list[str], case_id: str, revision: str
 ) -> Page:
     """The ``case`` asset's partitions view with one partition open: its key, every sample case
-    in the partition list, and the case.json sha256 the store recorded (in the metadata)."""
+    in the partition list, and the case.json sha256 the store recorded as its data version
+    (among the tags, once shown)."""
     partition = f"{case_id}|{revision}"
     recorded_sha = workspace.case(case_id).read_json("package.json")["case_json_sha256"]
     return Page(
         name="case-partitions",
         path=f"/assets/{CASE_ASSET}?view=partitions&partition={quote(partition)}",
-        expected=(partition, recorded_sha, "Materialized", *case_ids),
+        expected=(partition, recorded_sha, "Materialized", "model_requests", *case_ids),
+        clicks=(("button", "Show tags"),),
     )
 
 
@@ -135,8 +138,7 @@ def checks_page(client: DagsterGraphQL, settled: Settled) -> Page:
 
 def catalog_page(client: DagsterGraphQL, settled: Settled) -> Page:
     """The asset catalog: every asset of the job by name, with its loaded partition count."""
-    dims = client.partition_keys_by_dimension(CASE_ASSET)
-    registered = math.prod(len(keys) for keys in dims.values())
+    registered = len(client.partition_keys(CASE_ASSET))
     return Page(
         name="catalog",
         path="/assets",
@@ -154,6 +156,8 @@ def capture(
         AssertionError: the screenshot is not a rendered page of the viewport's size.
     """
     browser.open(base_url + page.path)
+    for selector, label in page.clicks:
+        browser.click(selector, label, timeout_s=timeout_s)
     text = browser.wait_for_text(*page.expected, timeout_s=timeout_s)
     shot = browser.screenshot(out_dir / f"{page.name}.png")
     width, height, distinct = png_summary(shot)

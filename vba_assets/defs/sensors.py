@@ -69,9 +69,9 @@ def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
         job_name=job_name,
         minimum_interval_seconds=10,
         default_status=dg.DefaultSensorStatus.RUNNING,
-        description="Imports reports dropped into <workspace>/inbox/; a refused one is moved to "
-        "inbox/rejected/ with a <name>.reason.txt beside it and logged once with its file name. "
-        "Registers every existing case revision as a partition (<case>|<revision>) and requests "
+        description="Imports reports dropped into `<workspace>/inbox/`; a refused one is moved to "
+        "`inbox/rejected/` with a `<name>.reason.txt` beside it and logged once with its file name. "
+        "Registers every existing case revision as a partition (`<case>|<revision>`) and requests "
         "one run per revision that was never started.",
     )
     def inbox_sensor(
