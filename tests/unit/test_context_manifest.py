@@ -231,7 +231,10 @@ def test_without_entity_resolution_the_unresolved_prompt_is_accounted_for(tmp_pa
     run(workspace, "BUG-000020", project, provider)
     manifest = package.read_json(f"{ACCEPTED['interpretation']}.manifest.json")
     items = {i["name"]: i for i in manifest["items"]}
-    assert items["instructions"]["source"] == f"prompts/{CURRENT_PROMPT_VERSION}/interpretation_unresolved.md"
+    assert (
+        items["instructions"]["source"]
+        == f"prompts/{CURRENT_PROMPT_VERSION}/interpretation_unresolved.md"
+    )
     assert items["resolution_disabled"]["lifecycle"] == "static"
     assert items["no_aliases_rule"]["lifecycle"] == "static"
     assert not any(name.startswith(("alias:", "retain:")) for name in items)
