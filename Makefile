@@ -5,6 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 3000
+# Pool limits `make run` sets on its instance: model calls and world-DB queries in flight.
+MODEL_CALLS ?= 4
+DB_QUERIES ?= 2
 export DAGSTER_HOME ?= $(CURDIR)/.dagster-home
 
 .PHONY: install run demo test test-fast lint typecheck bench clean
@@ -21,11 +24,23 @@ $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
 install: $(VENV)/.installed
 
 # Fresh machine -> UI on http://127.0.0.1:3000 with the sample cases as partitions.
+# Fails at once when HOST:PORT is taken (the webserver would die and leave the daemon running).
+# $(DAGSTER_HOME)/dagster.yaml comes from deploy/dagster.local.yaml (queued runs, one run per
+# revision, pools) unless it exists; the one earlier releases wrote is replaced.
+OLD_INSTANCE_YAML := telemetry:\n  enabled: false\nnux:\n  enabled: false
 run: demo
+	@$(BIN)/python -c "import socket, sys; s = socket.socket(); \
+	  s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], int(sys.argv[2])))" \
+	  $(HOST) $(PORT) 2>/dev/null || { echo "make run: $(HOST):$(PORT) is taken (another Dagster \
+	UI?); stop it or choose another port: PORT=3001 make run" >&2; exit 1; }
 	mkdir -p $(DAGSTER_HOME)
-	test -f $(DAGSTER_HOME)/dagster.yaml || \
-	  printf 'telemetry:\n  enabled: false\nnux:\n  enabled: false\n' > $(DAGSTER_HOME)/dagster.yaml
-	$(BIN)/dagster dev -h $(HOST) -p $(PORT) -w workspace.yaml
+	@if [ ! -f $(DAGSTER_HOME)/dagster.yaml ] || \
+	  [ "$$(cat $(DAGSTER_HOME)/dagster.yaml)" = "$$(printf '$(OLD_INSTANCE_YAML)')" ]; then \
+	  cp deploy/dagster.local.yaml $(DAGSTER_HOME)/dagster.yaml; \
+	  echo "make run: $(DAGSTER_HOME)/dagster.yaml <- deploy/dagster.local.yaml"; fi
+	$(BIN)/dagster instance concurrency set vba_model_calls $(MODEL_CALLS)
+	$(BIN)/dagster instance concurrency set vba_world_db $(DB_QUERIES)
+	$(BIN)/dg dev --host $(HOST) --port $(PORT)
 
 demo: install
 	$(BIN)/vba worlddb
