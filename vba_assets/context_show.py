@@ -173,4 +173,13 @@ def show_context(
         }
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     header = f"{case_id} revision {revision}: {len(shown)} model request(s)"
-    return "\n\n".join([header, *(manifest_text(s) for s in shown)]) + "\n"
+    return "\n\n".join([header, prefix_summary(shown), *(manifest_text(s) for s in shown)]) + "\n"
+
+
+def prefix_summary(shown: Sequence[ShownDispatch]) -> str:
+    """One line: the static prefix share of each request (what a provider's prompt cache can hold)."""
+    shares = ", ".join(
+        f"{s.manifest.stage} #{s.manifest.attempt} {s.manifest.static_prefix_share:.1%}"
+        for s in shown
+    )
+    return f"static prefix share (cacheable, before the first per-case item): {shares}"
