@@ -14,8 +14,11 @@ provider subclass keeps only its client and its message mapping: the wire body
 """
 
 import email.utils
+import functools
 import json
+import logging
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +41,7 @@ from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
 
 REDACTED = "[REDACTED]"
+_HTTPCORE_PARTS = ("connection", "connection_pool", "http11", "http2", "proxy", "socks")
 #: Status codes worth retrying: request timeout, conflict, rate limit, server errors, overload.
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 AUTH_STATUS = frozenset({401, 403})
@@ -87,13 +91,72 @@ def require_api_key(config: LlmConfig, env: Mapping[str, str]) -> str:
 
 
 def redact(text: str | None, secrets: Iterable[str]) -> str | None:
-    """``text`` with every occurrence of each secret replaced by ``[REDACTED]``."""
+    """``text`` with every occurrence of each secret replaced by ``[REDACTED]``: written out, or
+    with any of its characters as a JSON ``\\uXXXX`` escape at any nesting depth (``\\u0073``
+    in a body, ``\\\\u0073`` in JSON text inside a JSON string), so nothing decoded from the
+    redacted text can hold the secret either."""
     if text is None:
         return None
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, REDACTED)
-    return text
+    pattern = _secret_pattern(tuple(secret for secret in secrets if secret))
+    return text if pattern is None else pattern.sub(REDACTED, text)
+
+
+#: The loggers of the HTTP clients and SDKs that log response headers at DEBUG (measured with
+#: anthropic 2.x over httpx2/httpcore2 and httpx/httpcore): a filter redacts their records.
+CLIENT_LOGGERS = (
+    "anthropic._base_client",
+    "anthropic._response",
+    "openai._base_client",
+    "httpx",
+    "httpx2",
+    *(f"{core}.{part}" for core in ("httpcore", "httpcore2") for part in _HTTPCORE_PARTS),
+)
+_scrubbed_secrets: set[str] = set()
+
+
+class _SecretScrubber(logging.Filter):
+    """Redacts every registered API key from a log record's message (any spelling)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _scrubbed_secrets:
+            message = record.getMessage()
+            clean = redact(message, _scrubbed_secrets)
+            if clean != message:
+                record.msg, record.args = clean, None
+        return True
+
+
+_SCRUBBER = _SecretScrubber()
+
+
+def scrub_client_logs(secrets: Iterable[str]) -> None:
+    """Register ``secrets`` and make sure the client loggers redact them: an HTTP library at
+    DEBUG logs response headers, which a server may fill with anything (the key included)."""
+    _scrubbed_secrets.update(secret for secret in secrets if secret)
+    for name in CLIENT_LOGGERS:
+        logger = logging.getLogger(name)
+        if _SCRUBBER not in logger.filters:
+            logger.addFilter(_SCRUBBER)
+
+
+@functools.lru_cache(maxsize=16)
+def _secret_pattern(secrets: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regular expression matching every secret in every spelling :func:`redact` removes."""
+    if not secrets:
+        return None
+    spellings = []
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        parts = []
+        for char in secret:
+            if ord(char) > 0xFFFF:
+                parts.append(re.escape(char))
+                continue
+            digits = "".join(
+                f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in f"{ord(char):04x}"
+            )
+            parts.append(f"(?:{re.escape(char)}|\\\\+u{digits})")
+        spellings.append("".join(parts))
+    return re.compile("|".join(spellings))
 
 
 def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -> float | None:
@@ -232,6 +295,7 @@ class HttpProvider(ABC):
 
     def __init__(self, *, api_key: str | None) -> None:
         self._secrets: tuple[str, ...] = (api_key,) if api_key else ()
+        scrub_client_logs(self._secrets)
 
     @abstractmethod
     def wire_request(
@@ -261,21 +325,40 @@ class HttpProvider(ABC):
         """The output, free text, stop reason and usage of a body that passed the shape check."""
 
     def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
-        """Send one request; raise :class:`ProviderFault` on a provider failure."""
-        outcome = self._exchange(self.wire_request(request, messages))
+        """Send one request; raise :class:`ProviderFault` on a provider failure.
+
+        One redaction pass before anything is read: the body text, every header value and the
+        request id of every reply (success or error) lose the API key in any spelling
+        (:func:`redact`), so whatever is decoded from them afterwards (ids, stop reasons, output,
+        issue messages, the next correction request) cannot hold it.
+        """
+        outcome = self._redacted(self._exchange(self.wire_request(request, messages)))
         if isinstance(outcome, ProviderFault):
             raise outcome
-        text = redact(outcome.text, self._secrets)
         if outcome.failed:
             raise status_fault(
                 self.name,
                 outcome.status_code,
-                body=text,
+                body=outcome.text,
                 headers=outcome.headers,
                 request_id=outcome.request_id,
                 secrets=self._secrets,
             )
-        return self._reply(request, outcome, text or "")
+        return self._reply(request, outcome, outcome.text or "")
+
+    def _redacted(self, outcome: HttpExchange | ProviderFault) -> HttpExchange | ProviderFault:
+        if isinstance(outcome, ProviderFault):
+            return outcome
+        return HttpExchange(
+            outcome.status_code,
+            redact(outcome.text, self._secrets),
+            failed=outcome.failed,
+            headers={
+                key: redact(value, self._secrets) or "" for key, value in outcome.headers.items()
+            },
+            request_id=redact(outcome.request_id, self._secrets),
+            retries=outcome.retries,
+        )
 
     def _reply(self, request: ModelRequest, exchange: HttpExchange, text: str) -> ProviderReply:
         try:
@@ -289,13 +372,16 @@ class HttpProvider(ABC):
         return ProviderReply(
             status_code=exchange.status_code,
             response_body=text,
+            # read from redacted text, and redacted again: nothing here can hold the key
             output_text=redact(content.output_text, self._secrets),
             text=redact(content.text, self._secrets),
-            stop_reason=content.stop_reason,
+            stop_reason=redact(content.stop_reason, self._secrets),
             finish=content.finish,
             usage=content.usage,
             request_id=exchange.request_id,
-            response_id=data.get("id") if isinstance(data.get("id"), str) else None,
+            response_id=redact(data.get("id"), self._secrets)
+            if isinstance(data.get("id"), str)
+            else None,
             provider_retries=exchange.retries,
         )
 
