@@ -45,6 +45,12 @@ class TrialReport:
             f"  model requests: {self.dispatches_this_run} this run, "
             f"{self.dispatches_total} recorded for the revision"
         )
+        notices = dict.fromkeys(
+            str(s.metadata["frozen_setting"])
+            for s in self.stages
+            if s.metadata.get("frozen_setting")
+        )
+        out += [f"  note: {notice}" for notice in notices]
         return out
 
 
