@@ -133,3 +133,28 @@ def test_the_sensor_registers_the_cases_of_an_existing_workspace(tmp_path: Path)
         register(instance, "BUG-000099")  # already registered keys stay as they are
         assert _sensor_registers(instance, config) == ["BUG-000023|0001"]
         assert _sensor_registers(instance, config) == []
+
+
+def test_an_instance_of_the_old_two_dimension_partitions_keeps_its_history() -> None:
+    """Earlier releases partitioned by MultiPartitionsDefinition(case x revision); its keys are
+    the same strings, so a materialization recorded then belongs to today's partition."""
+    old_partitions = dg.MultiPartitionsDefinition(
+        {
+            "case": dg.DynamicPartitionsDefinition(name="case"),
+            "revision": dg.DynamicPartitionsDefinition(name="revision"),
+        }
+    )
+
+    @dg.asset(name="case", partitions_def=old_partitions)
+    def old_case() -> None:
+        return None
+
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions("case", ["BUG-000020"])
+        instance.add_dynamic_partitions("revision", ["0001"])
+        key = dg.MultiPartitionKey({"case": "BUG-000020", "revision": "0001"})
+        assert dg.materialize([old_case], partition_key=key, instance=instance).success
+        register(instance, "BUG-000020")  # what the inbox sensor does on the new definitions
+        materialized = instance.get_materialized_partitions(dg.AssetKey("case"))
+        assert materialized == {partition_key("BUG-000020", "0001")}
+        assert set(materialized) <= set(registered_keys(instance))
