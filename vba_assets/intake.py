@@ -11,12 +11,22 @@ everything, admits it (:mod:`vba_assets.domain.case.report`), builds the case
 
 ``package.json`` holds no wall-clock time, so importing the same report again is a byte-identical
 no-op. A different report (or another package id) for an imported case is refused with
-``CASE_ALREADY_IMPORTED`` before anything is written.
+``CASE_ALREADY_IMPORTED`` before anything is written. The writes happen under the case's import lock
+(:meth:`~vba_assets.store.package.CasePackage.import_lock`): two imports of one case id at once
+are serialized, so the second always sees the first's complete import (the same report: a no-op;
+another: ``CASE_ALREADY_IMPORTED``), and temp files of a killed import are removed.
+
+Refused before anything is written, besides admission's own rules: a ``reported_at`` more than
+the tolerance (:data:`DEFAULT_FUTURE_TOLERANCE`, one day, or ``VBA_REPORTED_AT_TOLERANCE_S``) after
+the import time (``REPORT_FROM_THE_FUTURE``: it would anchor every relative date of the case), and
+a report whose file name is not valid UTF-8 (``REPORT_NOT_UTF8``; in the inbox it is refused
+alone, every other entry is still imported).
 """
 
 import os
 import stat
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +40,7 @@ from vba_assets.domain.case.report import (
     parse_report_json,
 )
 from vba_assets.domain.case.text import reject, validate_relative_path
-from vba_assets.errors import ErrorCode, InputError, VbaError
+from vba_assets.errors import ConfigError, ErrorCode, InputError, VbaError
 from vba_assets.store import CasePackage, Workspace, canonical_bytes, sha256_hex
 
 REPORT_FILE = "report.json"
@@ -38,6 +48,12 @@ REPORT_DIR = "report"
 CASE_FILE = "case.json"
 PACKAGE_FILE = "package.json"
 PACKAGE_SCHEMA_VERSION = 1
+#: How far after the import time a ``reported_at`` may lie (a reporter's clock a little fast).
+DEFAULT_FUTURE_TOLERANCE = timedelta(days=1)
+#: Overrides the tolerance, in seconds (e.g. for a server whose reports come from far time zones).
+FUTURE_TOLERANCE_ENV = "VBA_REPORTED_AT_TOLERANCE_S"
+#: How long an import waits for another import of the same case id to finish.
+IMPORT_LOCK_WAIT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -62,11 +78,17 @@ class ImportResult:
 
 @dataclass(frozen=True)
 class InboxRejection:
-    """An inbox entry that was not imported, and why."""
+    """An inbox entry that was not imported, and why.
+
+    ``source_name`` is printable UTF-8 (an undecodable file name is shown with ``\\xNN``
+    escapes), so it is safe in a log line, a cursor or a Dagster event; ``entry`` is the entry
+    itself (the path to move aside), when there is one.
+    """
 
     source_name: str
     code: ErrorCode
     message: str
+    entry: Path | None = None
 
     def __str__(self) -> str:
         return f"{self.source_name}: rejected ({self.code.value}): {self.message}"
@@ -90,6 +112,12 @@ def read_report(report_path: Path) -> SubmittedReport:
             for a bad ``report.json``, ``REPORT_INVALID_FIELD`` for an attachment path that
             escapes the report's folder.
     """
+    if not decodable(report_path.name):
+        reject(
+            ErrorCode.REPORT_NOT_UTF8,
+            "report",
+            f"the file name {printable(report_path.name)!r} is not valid UTF-8; rename it",
+        )
     real_path = Path(os.path.realpath(report_path))
     if real_path.is_dir():
         folder, report_file_name = real_path, REPORT_FILE
@@ -116,20 +144,28 @@ def read_report(report_path: Path) -> SubmittedReport:
 
 
 def import_report(
-    workspace: Workspace, report_path: Path, package_id: str | None = None
+    workspace: Workspace,
+    report_path: Path,
+    package_id: str | None = None,
+    *,
+    future_tolerance: timedelta | None = None,
 ) -> ImportResult:
     """Admit a report and write its case package (see the module docstring for the order).
 
     Args:
-        workspace: where ``cases/<case id>/`` goes.
+        workspace: where ``cases/<case id>/`` goes; its clock is the import time.
         report_path: a report JSON file, or a folder containing ``report.json``.
         package_id: defaults to ``default_package_id(case_id)``.
+        future_tolerance: how far after the import time ``reported_at`` may lie (default:
+            :func:`future_tolerance_default`).
 
     Raises:
-        InputError: the report is refused (nothing written), or ``CASE_ALREADY_IMPORTED``.
+        InputError: the report is refused (nothing written), ``REPORT_FROM_THE_FUTURE``, or
+            ``CASE_ALREADY_IMPORTED``.
     """
     submitted = read_report(Path(report_path))
     admitted = admit(submitted.document, submitted.files, submitted.report_file_name)
+    _refuse_future(submitted.document, workspace.clock(), future_tolerance)
     case = build_case(admitted)
     case_id = case.case_id
     package_id = validate_package_id(package_id) if package_id else default_package_id(case_id)
@@ -139,14 +175,18 @@ def import_report(
     raw_files += [(f"{REPORT_DIR}/{relpath}", data) for relpath, data in admitted.files]
     record = package_record(case, package_id, submitted.source_name, raw_files, case_sha)
     package = workspace.case(case_id)
-    existing = _existing_import(package, case_sha, package_id)
+    existing = _existing_import(package, case_sha, package_id)  # a re-import touches nothing
     if existing is not None:
         return existing
-    planned = [*raw_files, (CASE_FILE, case_bytes), (PACKAGE_FILE, canonical_bytes(record))]
-    _refuse_partial_conflict(package, planned)
-    created = False
-    for relpath, data in planned:
-        created = package.write_bytes(relpath, data).created or created
+    with package.import_lock(wait_s=IMPORT_LOCK_WAIT_S):
+        existing = _existing_import(package, case_sha, package_id)
+        if existing is not None:
+            return existing
+        planned = [*raw_files, (CASE_FILE, case_bytes), (PACKAGE_FILE, canonical_bytes(record))]
+        _refuse_partial_conflict(package, planned)
+        created = False
+        for relpath, data in planned:
+            created = package.write_bytes(relpath, data).created or created
     return ImportResult(
         case_id=case_id,
         package_id=package_id,
@@ -193,7 +233,10 @@ def package_record(
 
 
 def import_inbox(
-    workspace: Workspace, include_unchanged: bool = False
+    workspace: Workspace,
+    include_unchanged: bool = False,
+    *,
+    future_tolerance: timedelta | None = None,
 ) -> list[ImportResult | InboxRejection]:
     """Import every report in ``<workspace>/inbox/`` (``*.json`` files and report folders).
 
@@ -209,6 +252,16 @@ def import_inbox(
     for entry in sorted(inbox.iterdir(), key=lambda path: path.name):
         if entry.name.startswith("."):
             continue
+        if not decodable(entry.name):  # refused alone: never written, logged or hashed as is
+            outcomes.append(
+                InboxRejection(
+                    printable(entry.name),
+                    ErrorCode.REPORT_NOT_UTF8,
+                    "the file name is not valid UTF-8; rename it to import the report",
+                    entry,
+                )
+            )
+            continue
         if entry.is_dir():
             if not (entry / REPORT_FILE).is_file():
                 outcomes.append(
@@ -216,15 +269,16 @@ def import_inbox(
                         entry.name,
                         ErrorCode.REPORT_UNREADABLE,
                         f"folder has no {REPORT_FILE}",
+                        entry,
                     )
                 )
                 continue
         elif not (entry.is_file() and entry.suffix.lower() == ".json"):
             continue
         try:
-            result = import_report(workspace, entry)
+            result = import_report(workspace, entry, future_tolerance=future_tolerance)
         except VbaError as error:
-            outcomes.append(InboxRejection(entry.name, error.code, error.message))
+            outcomes.append(InboxRejection(entry.name, error.code, error.message, entry))
             continue
         if result.created or include_unchanged:
             outcomes.append(result)
@@ -318,3 +372,61 @@ def _refuse_partial_conflict(package: CasePackage, planned: list[tuple[str, byte
             case_id=package.case_id,
             conflicting=sorted([*leftovers, *differing]),
         )
+
+
+# --- names and times --------------------------------------------------------------------------------
+
+
+def decodable(name: str) -> bool:
+    """Whether a file name is valid UTF-8 (POSIX hands undecodable bytes over as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(name: str) -> str:
+    """A file name as printable UTF-8: undecodable bytes shown as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def future_tolerance_default() -> timedelta:
+    """:data:`DEFAULT_FUTURE_TOLERANCE`, or ``VBA_REPORTED_AT_TOLERANCE_S`` seconds when set."""
+    value = os.environ.get(FUTURE_TOLERANCE_ENV, "").strip()
+    if not value:
+        return DEFAULT_FUTURE_TOLERANCE
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"{FUTURE_TOLERANCE_ENV} must be a number of seconds >= 0, not {value!r}",
+            key=FUTURE_TOLERANCE_ENV,
+        )
+    return timedelta(seconds=seconds)
+
+
+def _refuse_future(document: ReportDocument, now: datetime, tolerance: timedelta | None) -> None:
+    """``reported_at`` anchors every relative date of the case: one from the future is refused."""
+    tolerance = future_tolerance_default() if tolerance is None else tolerance
+    reported = datetime.fromisoformat(document.reported_at.utc)
+    if reported > now + tolerance:
+        reject(
+            ErrorCode.REPORT_FROM_THE_FUTURE,
+            "reported_at",
+            f"{document.reported_at.utc} is {_duration(reported - now)} after the import time "
+            f"(at most {_duration(tolerance)} is tolerated for a reporter's clock); a report "
+            "from the future would anchor every relative date of the case. Fix the timestamp, "
+            f"or raise the tolerance ({FUTURE_TOLERANCE_ENV}) if the clock is right",
+            reported_at=document.reported_at.utc,
+            import_time=now.isoformat(),
+            tolerance_s=tolerance.total_seconds(),
+        )
+
+
+def _duration(delta: timedelta) -> str:
+    hours = delta.total_seconds() / 3600
+    return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} h"

@@ -7,6 +7,9 @@
 * Each new connection runs ``SET SESSION TRANSACTION READ ONLY`` and a statement time limit:
   ``SET SESSION max_statement_time = <s>`` on MariaDB (``max_execution_time`` in ms on MySQL).
 * The operator's account should hold SELECT on the allowlisted tables only (the real guarantee).
+* ``local_infile`` is off: the client never offers the server a local file, and a ``LOAD DATA`` /
+  ``LOAD XML`` statement is refused before it is sent, as ``READ_ONLY_VIOLATION`` (not as an
+  outage: MariaDB answers a disabled local infile with an error the driver calls operational).
 """
 
 import re
@@ -17,6 +20,7 @@ from sqlalchemy import Engine, column, create_engine, event, func, select, table
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from resources.world_db.errors import read_only_violation
 from vba_assets.config import DatabaseConfig
 from vba_assets.errors import ConfigError, ErrorCode
 
@@ -42,6 +46,7 @@ def connect_arguments(database: DatabaseConfig) -> dict[str, Any]:
         "read_timeout": database.read_timeout_s,
         "write_timeout": database.read_timeout_s,
         "charset": "utf8mb4",
+        "local_infile": False,  # never hand the server a local file
     }
     if database.password_env:
         password = database.password()
@@ -84,7 +89,25 @@ def create_mysql_engine(database: DatabaseConfig) -> Engine:
         finally:
             cursor.close()
 
+    @event.listens_for(engine, "before_cursor_execute")
+    def _refuse_file_loads(
+        connection: Connection,
+        cursor: Any,
+        statement: str,
+        parameters: Any,
+        context: Any,
+        executemany: bool,
+    ) -> None:
+        if _FILE_LOAD.match(statement):
+            raise read_only_violation(
+                "mysql", "LOAD DATA/LOAD XML would read a file into the database; refused"
+            )
+
     return engine
+
+
+#: A statement that loads a file, after any leading whitespace and comments.
+_FILE_LOAD = re.compile(r"^(?:\s+|/\*.*?\*/|(?:--|#)[^\n]*\n)*LOAD\s", re.IGNORECASE | re.DOTALL)
 
 
 def column_charsets(

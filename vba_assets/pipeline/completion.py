@@ -20,8 +20,6 @@ A file that no crash can explain (an extra capture, a record before an evented o
 ``vba verify`` reports it. Nothing already written is changed.
 """
 
-import os
-from pathlib import Path
 from typing import Any
 
 from vba_assets.domain.prompting.requests import request_items_for
@@ -33,25 +31,8 @@ from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.pipeline.revision import started_fields
-from vba_assets.store.atomic import TEMP_NAME_PATTERN, fsync_dir
+from vba_assets.store.atomic import remove_stale_temps
 from vba_assets.store.layout import MANIFEST_SUFFIX, dispatch_name
-
-
-def remove_stale_temps(directory: Path) -> list[str]:
-    """Delete every store temp file below ``directory``; the caller holds the lock that makes
-    them stale. Returns their paths relative to ``directory``."""
-    removed: list[str] = []
-    if not directory.is_dir():
-        return removed
-    for folder, _dirnames, filenames in os.walk(directory):
-        here = Path(folder)
-        stale = [name for name in filenames if TEMP_NAME_PATTERN.match(name)]
-        for name in stale:
-            os.unlink(here / name)
-            removed.append((here / name).relative_to(directory).as_posix())
-        if stale:
-            fsync_dir(here)
-    return sorted(removed)
 
 
 def complete_records(rev: FrozenRevision) -> list[str]:

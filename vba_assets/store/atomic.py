@@ -8,8 +8,9 @@ temp name is unlinked and the directory fsynced, so the new entry survives a pow
 A writer killed before the link leaves at most its temp file. That is harmless: temp names start
 with ``.``, which no artifact path may (see :mod:`vba_assets.store.paths`), so they are invisible to
 listings and can never be mistaken for an artifact; ``CasePackage.verify()`` reports them as
-``stale_temp`` findings and they may be deleted whenever no writer is running. Published files are
-read-only (mode 0444, before the umask). The workspace must live on a local POSIX filesystem that
+``stale_temp`` findings, and :func:`remove_stale_temps` deletes them under the lock that makes
+them stale (a revision's by its next stage run, a case's import files by its next import).
+Published files are read-only (mode 0444, before the umask). The workspace must live on a local POSIX filesystem that
 supports hard links and ``fsync`` on directories.
 """
 
@@ -155,3 +156,24 @@ def _require_identical(path: Path, data: bytes) -> None:
         existing_sha256=existing.hexdigest(),
         new_sha256=new_sha,
     )
+
+
+def remove_stale_temps(root: Path, below: tuple[str, ...] | None = None) -> list[str]:
+    """Delete the store temp files under ``root`` (recursively, or only directly in the folders
+    ``below``, relative to ``root``; ``""`` is ``root`` itself). The caller holds the lock that
+    makes them stale: no writer of these folders can still own one. Returns their relpaths."""
+    removed: list[str] = []
+    if below is None:
+        folders = [Path(folder) for folder, _, _ in os.walk(root)] if root.is_dir() else []
+    else:
+        folders = [root / part if part else root for part in below]
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        stale = [entry for entry in os.listdir(folder) if TEMP_NAME_PATTERN.match(entry)]
+        for name in stale:
+            _unlink_quietly(folder / name)
+            removed.append((folder / name).relative_to(root).as_posix())
+        if stale:
+            fsync_dir(folder)
+    return sorted(removed)

@@ -2,7 +2,8 @@
 
 * Acquisition is non-blocking (``LOCK_EX | LOCK_NB``): a second holder fails fast with
   ``REVISION_LOCKED`` naming the case, the revision, and the holder's pid, host and start time,
-  which the holder writes into the lock file.
+  which the holder writes into the lock file. A short critical section (an import, under the
+  case's own lock) may instead wait up to ``wait_s`` seconds for the holder to finish.
 * The kernel drops a ``flock`` when its holder dies, so a lock left by a killed process is
   recovered by the next acquirer with no stale-lock heuristics. The lock file itself is never
   deleted (deleting a flock file lets two processes lock two different inodes); on release its
@@ -19,6 +20,7 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +32,8 @@ from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir
 
 LOCK_FILE = ".lock"
+#: How often a waiting acquirer retries (``wait_s`` > 0).
+_POLL_S = 0.005
 
 _held_guard = threading.Lock()
 _held: dict[str, tuple[int, str]] = {}  # realpath of lock file -> (pid, acquired_at)
@@ -73,9 +77,37 @@ class RevisionLock:
 
 
 def acquire_revision_lock(
+    path: Path,
+    case_id: str,
+    revision: str,
+    clock: Callable[[], datetime],
+    *,
+    wait_s: float = 0.0,
+) -> RevisionLock:
+    """Take the lock at ``path`` or raise ``REVISION_LOCKED``: at once (the default), or after
+    waiting up to ``wait_s`` seconds for another process to release it (a short critical
+    section such as an import). Taking a lock this process holds is refused at once."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return _acquire_once(path, case_id, revision, clock)
+        except _Busy as busy:
+            if time.monotonic() >= deadline:
+                raise busy.error from None
+            time.sleep(_POLL_S)
+
+
+class _Busy(Exception):
+    """Another process holds the lock (``error`` says who)."""
+
+    def __init__(self, error: StoreError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _acquire_once(
     path: Path, case_id: str, revision: str, clock: Callable[[], datetime]
 ) -> RevisionLock:
-    """Take the lock at ``path`` or raise ``REVISION_LOCKED`` without waiting."""
     ensure_dir(path.parent)
     key = os.path.realpath(path)
     with _held_guard:
@@ -96,7 +128,7 @@ def acquire_revision_lock(
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
-            raise _locked_error(case_id, revision, holder) from None
+            raise _Busy(_locked_error(case_id, revision, holder)) from None
         except BaseException:
             os.close(fd)
             raise

@@ -29,13 +29,15 @@ from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
-from vba_assets.store.atomic import publish_bytes
-from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, RevisionLayout
+from vba_assets.store.atomic import publish_bytes, remove_stale_temps
+from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, REPORT_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
 from vba_assets.store.verify import verify_package
 
 Clock = Callable[[], datetime]
+#: Where the import locks of a workspace's cases live (hidden: never a case folder).
+IMPORT_LOCKS_DIR = ".import-locks"
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,21 @@ class CasePackage:
         revision_path = self.path(self.revision_dir(revision))
         held = acquire_revision_lock(revision_path / LOCK_FILE, self.case_id, revision, self.clock)
         try:
+            yield held
+        finally:
+            held.release()
+
+    @contextmanager
+    def import_lock(self, wait_s: float = 30.0) -> Iterator[RevisionLock]:
+        """Hold the case's import lock while the case is imported: a second import of the same
+        case id waits for the first to finish (up to ``wait_s``), then sees what it wrote. Stale
+        temp files of a killed import are removed under it. The lock file lives beside the case
+        folders (``cases/.import-locks/<CASE-ID>.lock``), so the package itself stays as
+        imported."""
+        path = self.root.parent / IMPORT_LOCKS_DIR / f"{self.case_id}.lock"
+        held = acquire_revision_lock(path, self.case_id, "<import>", self.clock, wait_s=wait_s)
+        try:
+            remove_stale_temps(self.root, below=("", REPORT_DIR))
             yield held
         finally:
             held.release()
