@@ -25,7 +25,6 @@ from vba_assets.domain.resolution.models import (
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.frozen import FrozenRevision
-from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.store.layout import dispatch_name
 
 #: Why a stage of a revision without entity resolution holds a ``disabled`` artifact.
@@ -179,12 +178,18 @@ def accepted_event_fields(rev: FrozenRevision, stage: Stage, attempt: int) -> di
         "accepted_manifest_sha256": (
             package.artifact_ref(manifest).sha256 if package.exists(manifest) else None
         ),
-        "rejected_dispatches": [
-            {
-                "record": layout.dispatch(stage, record.attempt),
-                "sha256": package.artifact_ref(layout.dispatch(stage, record.attempt)).sha256,
-            }
-            for record in PackageRecorder(package, layout, stage).records()
-            if record.outcome == "rejected" and record.attempt < attempt
+        "rejected_dispatches": [  # as their 'rejected' events named them (no record parsed)
+            {"record": event["record"], "sha256": event["sha256"]}
+            for event in sorted(
+                (
+                    e
+                    for e in package.read_events(layout.revision)
+                    if e["event"] == "rejected"
+                    and e.get("stage") == stage.value
+                    and isinstance(e.get("attempt"), int)
+                    and e["attempt"] < attempt
+                ),
+                key=lambda e: e["attempt"],
+            )
         ],
     }
