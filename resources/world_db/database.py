@@ -79,6 +79,7 @@ from resources.world_db.query import (
     coerce_identity,
     coverage_notes,
     fetch_statement,
+    identity_coverage_notes,
     indexed_search_statement,
     like_pattern,
     scalar,
@@ -237,6 +238,47 @@ class WorldDatabase:
             with self._engine().connect() as connection:
                 records = connection.execute(statement, {"identity": value}).all()
         return [to_row(bound, record) for record in records]
+
+    def identity_search(
+        self, catalog: str, identity: int | str, term: str, limit: int
+    ) -> SearchResult:
+        """Fetch by identity, recorded like a contains search (an identity-reference capture).
+
+        Every row of ``catalog`` with ``identity`` and a non-NULL name, in key order (one per
+        locale in a localized catalog): the rows are bounded by the identity, never cut, so
+        ``truncated`` is false. ``term`` is recorded as the search's term and ``limit`` as its
+        ``row_limit`` (the policy's ``max_candidates``, for provenance checks).
+        """
+        config = self._catalog_config(catalog)
+        validate_term(term)
+        validate_limit(limit)
+        with self._guard("identity_search"):
+            schema = self._schema()
+            bound = schema.catalogs[catalog]
+            value = coerce_identity(bound, identity)
+            statement = fetch_statement(bound, self._backend, schema.charsets)
+            started = time.perf_counter()
+            with self._engine().connect() as connection:
+                result = connection.execute(statement, {"identity": value})
+                records = result.all()
+                sql_text = str(result.context.statement)
+                sent = dict(result.context.compiled_parameters[0])
+            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        return SearchResult(
+            catalog=catalog,
+            entity_type=config.entity_type,
+            catalog_kind=config.kind,
+            term=term,
+            sql=sql_text,
+            parameters={key: scalar(v) for key, v in sent.items()},
+            snapshot=schema.binding,
+            row_limit=limit,
+            truncated=False,
+            rows=[to_row(bound, record) for record in records],
+            elapsed_ms=elapsed_ms,
+            coverage_notes=identity_coverage_notes(bound, self._backend, schema.binding, value),
+            identity=value,
+        )
 
     def describe(self) -> dict[str, Any]:
         """Backend, database, server version, each catalog's name-column collation; no secrets."""

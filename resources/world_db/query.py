@@ -201,3 +201,20 @@ def coverage_notes(
     if truncated:
         notes.append(f"truncated: more than {limit} rows matched; only the first {limit} are kept")
     return notes
+
+
+def identity_coverage_notes(
+    bound: BoundCatalog, backend: str, binding: SnapshotBinding, identity: int | str
+) -> list[str]:
+    """What an identity-reference capture can and cannot say (protocol v4)."""
+    where = f"{bound.table.name}.{bound.identity.name}"
+    return [
+        case_note(bound, backend),
+        f"fetch by identity: every row with {where} = {identity!r} and a non-NULL name "
+        "(one per locale in a localized catalog), in key order; never cut by the row limit",
+        "the identity is what the report links: it proves only what was linked, not that the "
+        "report means it; the report's words must agree with one of these names",
+        f"a miss is scoped to catalog '{bound.config.name}' and snapshot '{binding.label}' "
+        f"(schema {binding.schema_fingerprint[:16]}); it never proves that an entity is absent "
+        "from the running world",
+    ]

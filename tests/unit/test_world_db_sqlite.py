@@ -333,7 +333,24 @@ def test_invalid_limits_are_rejected(world: WorldDatabase, limit: int) -> None:
 def test_no_raw_sql_method_is_public() -> None:
     public = {name for name in dir(WorldDatabase) if not name.startswith("_")}
     assert public == {"from_config", "snapshot_binding", "contains_search", "fetch_by_identity",
-                      "describe", "close"}  # fmt: skip
+                      "identity_search", "describe", "close"}  # fmt: skip
+
+
+def test_an_identity_search_is_recorded_like_a_contains_search(world: WorldDatabase) -> None:
+    """Protocol v4 identity references: every row of the linked identity, one per locale,
+    with its parameterized SQL, bound identity, snapshot and coverage notes; never cut."""
+    primary = world.identity_search("creature_name", 23487, "Wild Wolpertinger", 8)
+    assert [(r.identity, r.name) for r in primary.rows] == [(23487, "Wild Wolpertinger")]
+    assert primary.identity == 23487 and primary.parameters == {"identity": 23487}
+    assert primary.term == "Wild Wolpertinger" and primary.row_limit == 8
+    assert not primary.truncated and "LIKE" not in primary.sql and "'" not in primary.sql
+    assert any("fetch by identity" in note for note in primary.coverage_notes)
+    assert primary.snapshot == world.snapshot_binding()
+    localized = world.identity_search("creature_localized_name", 23487, "23487", 2)
+    assert len(localized.rows) == 4 > localized.row_limit and not localized.truncated
+    assert {r.identity for r in localized.rows} == {23487}
+    assert [r.data["locale"] for r in localized.rows] == ["deDE", "esES", "frFR", "ruRU"]
+    assert world.identity_search("creature_name", 999_999, "Nobody", 8).rows == []
 
 
 # --- identifiers -------------------------------------------------------------------------------

@@ -156,6 +156,23 @@ RULES: dict[ErrorCode, Rule] = {
             "a clarification names the competing candidates (names and ids) or the unmatched name",
         ),
     ),
+    # identity references (issue 11, ARCHITECTURE 6.1)
+    **_rules(
+        "resolution_plan",
+        4,
+        (
+            ErrorCode.PLAN_REFERENCE_NOT_IN_LINK,
+            "an identity reference's link span holds the identity's digits as a whole number",
+        ),
+    ),
+    **_rules(
+        "resolution_assessment",
+        4,
+        (
+            ErrorCode.ASSESSMENT_LINK_DISAGREES,
+            "a linked identity is selected only when the report's words agree with one of its names",
+        ),
+    ),
 }
 
 
@@ -186,6 +203,12 @@ class ProtocolSpec:
             and the competing candidates' names, and the v4 rules of :data:`RULES` apply.
         request_account: A context manifest states which conversation history its request
             includes and that no callback mutated it (v4 on).
+        identity_references: Real-report resolution (issue 11, v4 on): a plan search may be an
+            identity reference (the id a report links, fetched and captured like a search; the
+            assessment selects it only when the report's words agree with a fetched name, else
+            a ``link_disagrees`` unknown), and a plan lists the names it leaves unsearched over
+            ``max_searches`` (``not_searched`` unknowns); the plan schema of v1-v3 is kept in
+            :mod:`vba_assets.domain.resolution.legacy`.
     """
 
     version: ProtocolVersion
@@ -198,6 +221,7 @@ class ProtocolSpec:
     correction_values: bool = False
     complete_interpretation: bool = False
     request_account: bool = False
+    identity_references: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -224,6 +248,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
         correction_values=True,
         complete_interpretation=True,
         request_account=True,
+        identity_references=True,
     ),
 }
 

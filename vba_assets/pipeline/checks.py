@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.prompting.stage_context import interpretation_stage_context
+from vba_assets.domain.resolution.captures import identity_capture_findings
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
@@ -148,7 +149,9 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "the capture's search differs from the plan",
                 artifact,
             )
-        if not capture_sql_is_template(result.sql):
+        if search.reference is not None:  # an identity-reference capture (protocol v4)
+            findings += identity_capture_findings(search.reference.identity, result, sid, artifact)
+        elif not capture_sql_is_template(result.sql):
             add(
                 ErrorCode.CAPTURE_SQL_NOT_TEMPLATE,
                 sid,
@@ -162,7 +165,8 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "snapshot binding differs from the frozen input",
                 artifact,
             )
-        if result.row_limit != frozen.max_candidates or len(result.rows) > result.row_limit:
+        rows_over = search.reference is None and len(result.rows) > result.row_limit
+        if result.row_limit != frozen.max_candidates or rows_over:
             add(
                 ErrorCode.CAPTURE_ROW_LIMIT,
                 sid,

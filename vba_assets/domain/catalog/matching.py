@@ -39,6 +39,9 @@ class MatchTier(IntEnum):
     WHOLE_PHRASE = 3
     ALL_TOKENS = 4
     SUBSTRING = 5
+    #: A row fetched by identity (an identity-reference capture, protocol v4) whose name does not
+    #: match the search term at any other tier: it is there because the report links it.
+    LINKED = 6
 
     @property
     def label(self) -> str:

@@ -55,6 +55,26 @@ class SearchResult(StrictModel):
     coverage_notes: list[str] = Field(
         description="Collation/case behaviour of the backend and the scope of a miss."
     )
+    identity: int | str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Set for a fetch by identity (an identity-reference search, protocol v4): "
+        "every row of the catalog with this identity, instead of a contains search on ``term``.",
+    )
+
+
+class IdentitySearch(Protocol):
+    """A fetch by identity recorded like a contains search (an identity-reference capture)."""
+
+    def identity_search(
+        self, catalog: str, identity: int | str, term: str, limit: int
+    ) -> SearchResult:
+        """Every row of ``catalog`` with ``identity`` (one per locale in a localized catalog), as
+        a :class:`SearchResult` with its SQL, parameters, snapshot and coverage notes; ``term``
+        is recorded as the search's term (the report's words for the entity) and ``limit`` as its
+        ``row_limit`` (the policy's ``max_candidates``). The rows are bounded by the identity
+        itself, never cut: ``truncated`` is always false."""
+        ...
 
 
 class CatalogSearch(Protocol):

@@ -142,6 +142,12 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
     header = (
         f"### {search.search_id}: {json_text(search.term)} in {search.catalog} (role {search.role})"
     )
+    if search.reference is not None:  # protocol v4: an identity reference
+        header += (
+            f"\n- Identity reference: the report links identity {search.reference.identity} at "
+            f"{_mention(search.reference.link, offsets=True)}; the capture fetched that identity. "
+            "Select it only when the report's words for it agree with one of its names."
+        )
     candidates = [
         f"  - {c.candidate_id}: identity {json_text(c.identity)}, name {json_text(c.name)}, tier "
         f"{MatchTier(c.tier).label}, catalog {c.catalog} ({c.catalog_kind}), capture row "
@@ -203,9 +209,14 @@ def _selected_line(n: SelectedEntityAlias) -> str:
 
 
 def _unresolved_line(d: UnresolvedIdentityAlias) -> str:
+    linked = ""
+    if d.linked_identity is not None:  # protocol v4: an identity reference
+        linked = f"; the report links identity {d.linked_identity}"
+        if d.linked_names:
+            linked += f", named {json_text(d.linked_names)}, which its words do not match"
     return (
         f"- {d.alias}: {json_text(d.term)}, role {d.role}, {d.status}; candidate identities "
-        f"{json_text(d.candidate_identities)} (search {d.search_id}). Mentions: "
+        f"{json_text(d.candidate_identities)} (search {d.search_id}){linked}. Mentions: "
         + _distinct_mentions(d.mentions)
     )
 

@@ -69,6 +69,7 @@ from vba_assets.domain.prompting.stage_context import (
     plan_stage_context,
 )
 from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol
+from vba_assets.domain.resolution.legacy import as_current_plan, plan_output_model
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
@@ -212,6 +213,15 @@ def with_protocol(context: _Context, protocol_version: int) -> _Context:
     return context
 
 
+def output_model(context: BaseModel, spec: ProtocolSpec) -> type[BaseModel]:
+    """The output schema a request carries under ``spec``: the plan's is the v1-v3 one
+    (:mod:`vba_assets.domain.resolution.legacy`) until identity references (v4); the others
+    are those of :func:`_stage_of`."""
+    if isinstance(context, PlanStageContext):
+        return plan_output_model(spec.identity_references)
+    return _stage_of(context).output
+
+
 def _stage_of(context: BaseModel) -> _Stage:
     """The stage of ``context``, with the output model of its protocol (v4: the complete
     interpretation contract, :class:`InterpretationOutputV4`)."""
@@ -293,14 +303,15 @@ def _request(
 ) -> ModelRequest:
     context = with_protocol(context, protocol_version)
     output = _stage_of(context)
-    schema = provider_schema(output.output, dialect=params.dialect)
+    model = output_model(context, protocol(protocol_version))
+    schema = provider_schema(model, dialect=params.dialect)
     layout = _layout(context, prompts, protocol_version, schema, params.dialect)
     return build_request(
         output.stage,
         protocol_version,
         layout.base_system,
         layout.user,
-        output.output,
+        model,
         model=params.model,
         max_tokens=params.max_tokens,
         temperature=params.temperature,
@@ -356,7 +367,7 @@ def request_items(
     code constants by their text); artifact hashes are left to the reader of the case package.
     """
     stage_context = with_protocol(stage_context, protocol_version)
-    output = _stage_of(stage_context).output
+    output = output_model(stage_context, protocol(protocol_version))
     schema = provider_schema(output, dialect=dialect)
     return _layout(stage_context, prompts, protocol_version, schema, dialect).items
 
@@ -411,11 +422,19 @@ def plan_validator(
     max_searches: int,
     spec: ProtocolSpec,
 ) -> Callable[[Any], Any]:
-    """``validate`` for model call 1: the plan schema, then the plan rules of ``spec``."""
-    return model_validator_for(
-        ResolutionPlanOutput,
-        lambda plan: validate_plan(plan, case_doc, catalogs, max_searches, spec),
-    )
+    """``validate`` for model call 1: the plan schema of ``spec`` (:func:`output_model`), then
+    the plan rules of ``spec``; an accepted plan is always a current
+    :class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput`."""
+    schema = model_validator_for(plan_output_model(spec.identity_references))
+
+    def validate(data: Any) -> Any:
+        value = schema(data)
+        if isinstance(value, list):
+            return value
+        plan = as_current_plan(value)
+        return validate_plan(plan, case_doc, catalogs, max_searches, spec) or plan
+
+    return validate
 
 
 def assessment_validator(

@@ -20,6 +20,7 @@ from vba_assets.domain.catalog.world import Scalar
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     CandidateIndex,
+    IdentityReference,
     MentionCitation,
     ResolutionContext,
     ResolutionPlanOutput,
@@ -85,6 +86,11 @@ class SearchView(StrictModel):
     capture_alias: str
     truncated: bool
     candidates: list[CandidateView]
+    reference: IdentityReference | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v4: the identity the report links, fetched instead of the term.",
+    )
 
 
 class AssessmentStageContext(StrictModel):
@@ -241,6 +247,7 @@ def assessment_stage_context(
                 capture_alias=search.capture_alias,
                 truncated=search.truncated,
                 candidates=candidates,
+                reference=proposed.reference,
             )
         )
     return AssessmentStageContext(

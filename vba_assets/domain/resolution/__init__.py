@@ -2,7 +2,10 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "captures",
     "context",
+    "legacy",
+    "links",
     "models",
     "rules",
 ]

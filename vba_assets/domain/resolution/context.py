@@ -5,22 +5,38 @@ what replay and the asset checks do: the same inputs always give the same bytes.
 """
 
 from collections.abc import Sequence
+from typing import cast
 
-from vba_assets.domain.catalog.matching import RankedCandidate, rank_search_results
+from vba_assets.domain.catalog.matching import (
+    MatchTier,
+    RankedCandidate,
+    RowRef,
+    identity_key,
+    match_tier,
+    rank_key,
+    rank_search_results,
+)
+from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.resolution.links import agrees, report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     FactAlias,
+    ProposedSearch,
     ResolutionAssessmentOutput,
     ResolutionContext,
     ResolutionPlanOutput,
     SearchCandidates,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
+    UnresolvedStatus,
 )
 
 CAPTURES_POINTER = "/entity_resolution/captures"
 ASSESSMENT_POINTER = "/entity_resolution/assessment"
+PLAN_POINTER = "/entity_resolution/plan"
+#: The ``search_id`` of a ``not_searched`` unknown (a name over ``max_searches``, protocol v4).
+NOT_SEARCHED = "none"
 
 
 def search_ids(plan: ResolutionPlanOutput) -> list[str]:
@@ -48,7 +64,10 @@ def build_candidate_index(
     ):
         if capture.search_id != search_id:
             raise ValueError(f"capture {digest} belongs to {capture.search_id}, not {search_id}")
-        candidates = rank_search_results(capture.search.term, [capture.result])
+        if capture.search.reference is not None:
+            candidates = rank_identity_rows(capture.search.term, capture.result)
+        else:
+            candidates = rank_search_results(capture.search.term, [capture.result])
         searches.append(
             SearchCandidates(
                 search_id=search_id,
@@ -60,9 +79,67 @@ def build_candidate_index(
                 truncated=capture.result.truncated,
                 candidates=candidates,
                 candidate_ids=candidate_ids(search_id, candidates),
+                reference=capture.search.reference,
             )
         )
     return CandidateIndex(searches=searches)
+
+
+def rank_identity_rows(term: str, result: SearchResult) -> list[RankedCandidate]:
+    """The candidates of an identity-reference capture (protocol v4): one per fetched entity.
+
+    Every row is kept (they are the linked entity's names, one per locale); each row's tier is
+    its match tier against ``term``, or :attr:`MatchTier.LINKED` when its name does not match the
+    term at all. The representative row of an entity is its best tier, then a primary-name row,
+    then :func:`rank_key`; the other rows go to ``also_matched``, best first.
+    """
+    localized = result.catalog_kind == "localized_name"
+    groups: dict[tuple[int, int, str], list[tuple[tuple[object, ...], int, MatchTier]]] = {}
+    for index, row in enumerate(result.rows):
+        tier = match_tier(term, row.name, localized=localized) or MatchTier.LINKED
+        key = (*rank_key(tier, row.name, row.identity), index)
+        groups.setdefault(identity_key(row.identity), []).append((key, index, tier))
+    candidates = []
+    for rows in groups.values():
+        rows.sort(key=lambda item: item[0])
+        (_, best, tier), others = rows[0], rows[1:]
+        row = result.rows[best]
+        candidates.append(
+            RankedCandidate(
+                identity=row.identity,
+                name=row.name,
+                tier=tier,
+                entity_type=result.entity_type,
+                catalog=result.catalog,
+                catalog_kind=result.catalog_kind,
+                term=result.term,
+                source_index=best,
+                data=dict(row.data),
+                also_matched=[
+                    RowRef(
+                        catalog=result.catalog,
+                        term=result.term,
+                        source_index=index,
+                        name=result.rows[index].name,
+                        tier=other_tier,
+                    )
+                    for _, index, other_tier in others
+                ],
+            )
+        )
+    candidates.sort(key=lambda c: rank_key(c.tier, c.name, c.identity))
+    return candidates
+
+
+def candidate_names(candidate: RankedCandidate) -> list[str]:
+    """Every name of a candidate: its own and those of the entity's other captured rows."""
+    return list(dict.fromkeys([candidate.name, *(ref.name for ref in candidate.also_matched)]))
+
+
+def link_agrees(search: ProposedSearch, candidates: Sequence[RankedCandidate]) -> bool:
+    """Whether the report's words agree with a name of the fetched entity (:mod:`.links`)."""
+    names = [name for candidate in candidates for name in candidate_names(candidate)]
+    return agrees(report_words(search), names)
 
 
 def build_resolution_context(
@@ -109,19 +186,44 @@ def build_resolution_context(
             continue
         ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
         competing = [ids[c].identity for c in verdict.competing_candidate_ids if c in ids]
-        status = (
-            "truncated" if search.truncated and verdict.status != "no_match" else verdict.status
+        status = cast(
+            UnresolvedStatus,
+            "truncated" if search.truncated and verdict.status != "no_match" else verdict.status,
         )
+        linked: dict[str, object] = {}
+        if proposed.reference is not None:
+            linked["linked_identity"] = proposed.reference.identity
+            if search.candidates and not link_agrees(proposed, search.candidates):
+                status = "link_disagrees"
+                linked["linked_names"] = [
+                    name for candidate in search.candidates for name in candidate_names(candidate)
+                ]
+        unresolved.append(
+            UnresolvedIdentityAlias.model_validate(
+                {
+                    "alias": f"D{len(unresolved) + 1}",
+                    "search_id": search.search_id,
+                    "term": search.term,
+                    "role": search.role,
+                    "status": status,
+                    "candidate_identities": competing,
+                    "mentions": list(proposed.mentions),
+                    "assessment_pointer": pointer,
+                    **linked,
+                }
+            )
+        )
+    for position, name in enumerate(plan.unsearched):
         unresolved.append(
             UnresolvedIdentityAlias(
                 alias=f"D{len(unresolved) + 1}",
-                search_id=search.search_id,
-                term=search.term,
-                role=search.role,
-                status=status,
-                candidate_identities=competing,
-                mentions=list(proposed.mentions),
-                assessment_pointer=pointer,
+                search_id=NOT_SEARCHED,
+                term=name.term,
+                role=name.role,
+                status="not_searched",
+                candidate_identities=[],
+                mentions=list(name.mentions),
+                assessment_pointer=f"{PLAN_POINTER}#/plan/unsearched/{position}",
             )
         )
     return ResolutionContext(facts=facts, selected=selected, unresolved=unresolved)

@@ -51,8 +51,28 @@ class MentionCitation(StrictModel):
     end: int = Field(ge=1, description="Offset just past the span's last character (exclusive).")
 
 
+def _unset(value: object) -> bool:
+    """A protocol v4 field at its default is left out of the JSON: v1-v3 artifacts keep their bytes."""
+    return value is None or value == [] or value == ""
+
+
+class IdentityReference(StrictModel):
+    """A database identity the report itself gives for the entity: a link to the entity's page of
+    a public database ('https://www.wowhead.com/npc=3432/mankrik', '...?npc=3432') or its id
+    written beside the name ('Loolruna (id 19694)'). The controller fetches that identity instead
+    of searching the term. A link proves only what was linked: the assessment may select it only
+    when the report's own words agree with one of the fetched names."""
+
+    identity: int = Field(ge=1, le=2_147_483_647, description="The linked identity, e.g. 3432.")
+    link: MentionCitation = Field(
+        description="The exact span that holds the identity's digits: the link, the URL or the "
+        "id written beside the name (its digits must occur in it as a whole number)."
+    )
+
+
 class ProposedSearch(StrictModel):
-    """One literal name search the controller may run."""
+    """One literal name search the controller may run, or a fetch of an identity the report
+    links (with ``reference``)."""
 
     term: str = Field(
         min_length=1,
@@ -68,6 +88,29 @@ class ProposedSearch(StrictModel):
     mentions: list[MentionCitation] = Field(
         min_length=1, max_length=8, description="Where the report names it."
     )
+    reference: IdentityReference | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Only when the report links or writes the entity's database id: the id and "
+        "the span that holds it. The controller then fetches that id instead of searching the "
+        "term; the term stays the report's own words for the entity (the link text or the name "
+        "beside the link), or the id's digits when the report names it only by the link.",
+    )
+
+    @property
+    def is_reference(self) -> bool:
+        """True for an identity-reference search (protocol v4)."""
+        return self.reference is not None
+
+
+class UnsearchedName(StrictModel):
+    """A name the report gives that the plan does not search because max_searches is reached."""
+
+    term: str = Field(min_length=1, max_length=100, description="The name as the report writes it.")
+    mentions: list[MentionCitation] = Field(
+        min_length=1, max_length=8, description="Where the report names it."
+    )
+    role: SearchRole = Field(description="Its contextual role, as for a search.")
 
 
 class ResolutionPlanOutput(StrictModel):
@@ -75,6 +118,12 @@ class ResolutionPlanOutput(StrictModel):
 
     searches: list[ProposedSearch] = Field(
         description="At most max_searches searches, no duplicate (term, catalog) pair."
+    )
+    unsearched: list[UnsearchedName] = Field(
+        default_factory=list,
+        exclude_if=_unset,
+        description="Names the report gives that are left out because max_searches is reached "
+        "(the least informative ones); they become unknowns of the interpretation.",
     )
 
 
@@ -153,6 +202,11 @@ class SearchCandidates(StrictModel):
     truncated: bool
     candidates: list[RankedCandidate]
     candidate_ids: list[str]
+    reference: IdentityReference | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v4: the identity this search fetched instead of a contains search.",
+    )
 
 
 class CandidateIndex(StrictModel):
@@ -191,6 +245,12 @@ class SelectedEntityAlias(StrictModel):
     role_label: Literal["model_contextual_selection_not_causation"] = SELECTION_ROLE_LABEL
 
 
+#: Why an identity stays unresolved. ``link_disagrees`` (protocol v4): the report links an
+#: identity whose names its words do not match; ``not_searched`` (v4): a name the plan left out
+#: because ``max_searches`` was reached.
+UnresolvedStatus = Literal["ambiguous", "no_match", "truncated", "link_disagrees", "not_searched"]
+
+
 class UnresolvedIdentityAlias(StrictModel):
     """``D<n>``: an identity the resolution could not settle."""
 
@@ -198,10 +258,21 @@ class UnresolvedIdentityAlias(StrictModel):
     search_id: str
     term: str
     role: SearchRole
-    status: Literal["ambiguous", "no_match", "truncated"]
+    status: UnresolvedStatus
     candidate_identities: list[int | str]
     mentions: list[MentionCitation]
     assessment_pointer: str
+    linked_identity: int | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v4: the identity the report links (an identity-reference search).",
+    )
+    linked_names: list[str] = Field(
+        default_factory=list,
+        exclude_if=_unset,
+        description="Protocol v4, ``link_disagrees``: the linked entity's names (every locale "
+        "captured), none of which the report's words match.",
+    )
 
 
 class ResolutionContext(StrictModel):

@@ -16,9 +16,12 @@ from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS, fold
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
+from vba_assets.domain.resolution.context import candidate_names, link_agrees
+from vba_assets.domain.resolution.links import holds_identity, report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     MentionCitation,
+    ProposedSearch,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
     SearchAssessmentOutput,
@@ -137,7 +140,7 @@ def _plan_findings(
                 f"{len(plan.searches)} searches proposed; at most {max_searches}",
             )
         )
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, ...], int] = {}
     for index, search in enumerate(plan.searches):
         path, sid = f"/searches/{index}", f"Q{index + 1}"
         if search.catalog not in catalog_names:
@@ -167,7 +170,9 @@ def _plan_findings(
                     sid,
                 )
             )
-        key = (fold(search.term), search.catalog)
+        key: tuple[str, ...] = (fold(search.term), search.catalog)
+        if search.reference is not None:
+            key = (*key, str(search.reference.identity))
         if key in seen:
             issues.append(
                 _issue(
@@ -192,16 +197,63 @@ def _plan_findings(
                         f"{sid} {mention_label(mention)}",
                     )
                 )
+        if search.reference is not None:
+            issues += _reference_issues(search, sources, f"{path}/reference", aliases, sid)
+    for index, name in enumerate(plan.unsearched):
+        path = f"/unsearched/{index}"
+        for m_index, mention in enumerate(name.mentions):
+            m_path = f"{path}/mentions/{m_index}"
+            mention_issues = check_mention(mention, sources, m_path, aliases, path)
+            issues.extend(mention_issues)
+            if not mention_issues and fold(name.term) not in fold(mention.quote):
+                issues.append(
+                    _issue(
+                        ErrorCode.PLAN_TERM_NOT_IN_QUOTE,
+                        f"{path}/term",
+                        f"unsearched name {name.term!r} does not occur in the cited quote "
+                        f"{mention.quote!r}; list only names the report itself contains",
+                        f"{path} {mention_label(mention)}",
+                    )
+                )
     return issues
+
+
+def _reference_issues(
+    search: ProposedSearch,
+    sources: Mapping[str, str],
+    path: str,
+    aliases: Sequence[str],
+    sid: str,
+) -> list[Finding]:
+    """An identity reference cites a grounded span that holds its identity's digits (v4)."""
+    assert search.reference is not None
+    link = search.reference.link
+    found = check_mention(link, sources, f"{path}/link", aliases, sid)
+    if found:
+        return found
+    identity = search.reference.identity
+    if not holds_identity(link.quote, identity):
+        return [
+            _issue(
+                ErrorCode.PLAN_REFERENCE_NOT_IN_LINK,
+                f"{path}/identity",
+                f"identity {identity} does not occur as a whole number in the cited link "
+                f"{link.quote!r}; cite the span of the report that holds the id (the link or "
+                "the id written beside the name)",
+                f"{sid} {mention_label(link)}",
+            )
+        ]
+    return []
 
 
 def _selection_issues(
     verdict: SearchAssessmentOutput,
     search: SearchCandidates,
-    mentions: Sequence[MentionCitation],
+    proposed: ProposedSearch,
     sources: Mapping[str, str],
     path: str,
 ) -> list[Finding]:
+    mentions = proposed.mentions
     sid = search.search_id
     ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
     if search.truncated:
@@ -273,6 +325,20 @@ def _selection_issues(
                     sid,
                 )
             )
+    if proposed.reference is not None and not link_agrees(proposed, [candidate]):
+        linked = candidate_names(candidate)
+        issues.append(
+            _issue(
+                ErrorCode.ASSESSMENT_LINK_DISAGREES,
+                f"{path}/status",
+                f"{sid} fetched the linked identity {proposed.reference.identity} "
+                f"({', '.join(repr(n) for n in linked[:4])}), but the report's words for it "
+                f"({', '.join(repr(w) for w in report_words(proposed)) or 'none'}) agree with "
+                "none of its names: a link proves only what was linked; answer 'ambiguous' (it "
+                "becomes a link_disagrees unknown)",
+                sid,
+            )
+        )
     if verdict.evidence and all(
         fold(e.quote).strip() in {fold(candidate.name), fold(search.term)} for e in verdict.evidence
     ):
@@ -355,9 +421,7 @@ def validate_assessment(
     candidates with citations."""
     sources = readable_sources(case_doc)
     by_id = {search.search_id: search for search in index.searches}
-    mentions = {
-        f"Q{number}": search.mentions for number, search in enumerate(plan.searches, start=1)
-    }
+    proposed = {f"Q{number}": search for number, search in enumerate(plan.searches, start=1)}
     issues: list[Finding] = []
     seen: set[str] = set()
     for position, verdict in enumerate(assessment.assessments):
@@ -384,7 +448,7 @@ def validate_assessment(
             continue
         seen.add(sid)
         if verdict.status == "selected":
-            issues += _selection_issues(verdict, by_id[sid], mentions[sid], sources, path)
+            issues += _selection_issues(verdict, by_id[sid], proposed[sid], sources, path)
         else:
             issues += _abstention_issues(verdict, by_id[sid], path)
     missing = [search_id for search_id in by_id if search_id not in seen]

@@ -1,0 +1,58 @@
+"""The plan's output schema of protocols 1-3, kept byte for byte (pure).
+
+Protocol 4 added identity references and unsearched names to
+:class:`~vba_assets.domain.resolution.models.ProposedSearch` and
+:class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput` (fields left out of the JSON
+when unset, so older artifacts keep their bytes). A revision frozen at protocol 1-3 must still
+send, and be judged by, the schema it was made with: these copies are that schema. They carry the
+same class names, docstrings and field descriptions as the originals, so their JSON schema is
+identical to the one those revisions sent (``tests/golden`` pins it), and they refuse the fields a
+later protocol added. :func:`plan_output_model` chooses per protocol.
+"""
+
+from pydantic import Field
+
+from vba_assets.domain.base import StrictModel
+from vba_assets.domain.resolution import models
+from vba_assets.domain.resolution.models import MentionCitation, SearchRole
+
+
+class ProposedSearch(StrictModel):
+    """One literal name search the controller may run."""
+
+    term: str = Field(
+        min_length=1,
+        max_length=100,
+        description="The name to search for, exactly as it occurs inside every cited quote "
+        "(a singular inside a plural is fine: 'Wolpertinger' inside 'Wolpertingers').",
+    )
+    catalog: str = Field(description="One of the configured catalog names listed in the request.")
+    role: SearchRole = Field(
+        description="The contextual role of the named entity in the report: the affected subject "
+        "(what the report is about), a quest giver, a location, or other context."
+    )
+    mentions: list[MentionCitation] = Field(
+        min_length=1, max_length=8, description="Where the report names it."
+    )
+
+
+class ResolutionPlanOutput(StrictModel):
+    """Model call 1: the grounded searches to run. An empty list is valid (no entity named)."""
+
+    searches: list[ProposedSearch] = Field(
+        description="At most max_searches searches, no duplicate (term, catalog) pair."
+    )
+
+
+def plan_output_model(identity_references: bool) -> type[StrictModel]:
+    """The plan schema a protocol sends and validates replies with: the current
+    :class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput` when the protocol has
+    identity references (v4 on), else this module's v1-v3 copy."""
+    return models.ResolutionPlanOutput if identity_references else ResolutionPlanOutput
+
+
+def as_current_plan(value: StrictModel) -> models.ResolutionPlanOutput:
+    """A validated plan of either schema as the current model (the same JSON either way)."""
+    if isinstance(value, models.ResolutionPlanOutput):
+        return value
+    return models.ResolutionPlanOutput.model_validate(value.model_dump(mode="json"))
