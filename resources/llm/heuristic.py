@@ -2,27 +2,29 @@
 
 It is the default of the embedded demo (``make run`` works end to end with no API key) and the
 baseline that real models are measured against. It is not a language model and says so: every
-reply is labelled provider ``heuristic``, model ``vba-heuristic``, its version
-(:data:`HEURISTIC_VERSION`, in ``response_id`` together with a hash of the output), stop reason
-``end_turn``, zero token usage and no request id. The body is the JSON output itself.
+reply is labelled provider ``heuristic``, model ``vba-heuristic``, its version and the name index
+it reads (:data:`HEURISTIC_VERSION` and ``names-<format>-<sha12>``, in ``response_id`` together
+with a hash of the output), stop reason ``end_turn``, zero token usage and no request id. The body
+is the JSON output itself.
 
 It answers from ``request.stage`` and the structured ``request.stage_context`` and never parses the
 prompt text (:mod:`vba_assets.domain.heuristics`):
 
-* ``resolution_plan``: :func:`~vba_assets.domain.heuristics.planning.plan_searches`, with a
-  gazetteer pass through the injected read-only :class:`~vba_assets.domain.catalog.world.CatalogSearch`
-  (skipped when none is given: the plan then rests on capitalization and phrase cues only);
+* ``resolution_plan``: :func:`~vba_assets.domain.heuristics.planning.plan_searches`, with the
+  gazetteer step reading the versioned name index of the packaged world data
+  (:mod:`resources.llm.heuristic_index`), never the world database: a plan depends only on the
+  request and the index its reply names, so replay and verification never need the database
+  (no unrecorded read). ``HeuristicProvider(catalogs, None)`` skips that step (a weaker plan from
+  capitalization and phrase cues only);
 * ``resolution_assessment``:
   :func:`~vba_assets.domain.heuristics.assessment.assess_searches`;
 * ``interpretation``: :func:`~vba_assets.domain.heuristics.interpretation.interpret_case`.
 
-Same request, same catalog snapshot -> same bytes (no clock, no randomness, ordered iteration).
-A correction round gets the same answer again: the heuristic cannot learn from the validation
-errors, so a rejected heuristic reply exhausts the stage's budget, honestly. A stage it does not
-know, or a stage context that does not validate, is a non-retryable provider fault (recorded by
-the correction loop). A database outage during the gazetteer pass raises
-:class:`~vba_assets.errors.ResearchUnavailable` unchanged (the case blocks as
-``RESEARCH_UNAVAILABLE``). No socket is opened here besides the injected search.
+Same request, same index -> same bytes (no clock, no randomness, ordered iteration). A correction
+round gets the same answer again: the heuristic cannot learn from the validation errors, so a
+rejected heuristic reply exhausts the stage's budget, honestly. A stage it does not know, or a
+stage context that does not validate, is a non-retryable provider fault (recorded by the
+correction loop). No socket is opened here.
 """
 
 import hashlib
@@ -33,10 +35,11 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from resources.llm.base import ProviderOptions
+from resources.llm.heuristic_index import packaged_index_label, packaged_name_index
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
 from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.heuristics.interpretation import interpret_case
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.llm.contract import (
     ChatMessage,
@@ -55,27 +58,8 @@ from vba_assets.llm_config import LlmConfig
 
 PROVIDER_NAME = "heuristic"
 HEURISTIC_MODEL = "vba-heuristic"
-HEURISTIC_VERSION = "heuristic-2"
+HEURISTIC_VERSION = "heuristic-3"
 STOP_REASON = "end_turn"
-
-
-class LazyCatalogSearch:
-    """A :class:`CatalogSearch` that opens the real one on first use (reuse never opens the DB)."""
-
-    def __init__(self, accessor: Callable[[], CatalogSearch]) -> None:
-        self._accessor = accessor
-        self._search: CatalogSearch | None = None
-
-    def _get(self) -> CatalogSearch:
-        if self._search is None:
-            self._search = self._accessor()
-        return self._search
-
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        return self._get().contains_search(catalog, term, limit)
-
-    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
-        return self._get().fetch_by_identity(catalog, identity)
 
 
 def _fault(message: str, kind: str, **detail: Any) -> ProviderFault:
@@ -107,22 +91,46 @@ class HeuristicProvider:
 
     name = PROVIDER_NAME
 
-    def __init__(self, catalogs: Sequence[CatalogConfig], search: CatalogSearch | None) -> None:
+    def __init__(
+        self,
+        catalogs: Sequence[CatalogConfig],
+        index: Callable[[], NameIndex] | NameIndex | None,
+        index_label: str | None = None,
+    ) -> None:
         """
         Args:
             catalogs: the operator catalogs (their ``helper_name_patterns`` keep technical
                 entries out of selections).
-            search: the read-only catalog search of the planner's gazetteer pass; None skips
-                that pass (a weaker plan from capitalization and phrase cues only).
+            index: the name index of the planner's gazetteer step, or a function that builds it
+                on first use; None skips that step (a weaker plan from capitalization and phrase
+                cues only).
+            index_label: the index's label when ``index`` is a function (named in every reply
+                without building the index); default: the built index's own label.
         """
         self._catalogs = tuple(catalogs)
-        self._search = search
+        self._index = index
+        if isinstance(index, NameIndex):
+            index_label = index.label
+        self._label = index_label or ("no-index" if index is None else None)
 
     @classmethod
     def from_config(cls, config: LlmConfig, options: ProviderOptions) -> "HeuristicProvider":
-        """The registry factory: catalogs and a lazy catalog search from ``options``."""
-        accessor = options.catalog_search
-        return cls(options.catalogs, LazyCatalogSearch(accessor) if accessor else None)
+        """The registry factory: catalogs and the packaged name index (built on first use)."""
+        return cls(options.catalogs, packaged_name_index, packaged_index_label())
+
+    def _name_index(self) -> NameIndex | None:
+        if self._index is None or isinstance(self._index, NameIndex):
+            return self._index
+        self._index = self._index()
+        return self._index
+
+    @property
+    def label(self) -> str:
+        """``heuristic-3+names-1-<sha12>``: the heuristic's version and the index it reads."""
+        if self._label is None:
+            index = self._name_index()
+            self._label = index.label if index is not None else "no-index"
+        return f"{HEURISTIC_VERSION}+{self._label}"
 
     def wire_request(
         self, request: ModelRequest, messages: Sequence[ChatMessage]
@@ -134,7 +142,7 @@ class HeuristicProvider:
         """The stage's output model for ``request`` (the same for every correction round)."""
         stage = request.stage
         if stage == "resolution_plan":
-            return plan_searches(_stage_context(request, PlanStageContext), self._search)
+            return plan_searches(_stage_context(request, PlanStageContext), self._name_index())
         if stage == "resolution_assessment":
             context = _stage_context(request, AssessmentStageContext)
             return assess_searches(context, self._catalogs)
@@ -161,6 +169,6 @@ class HeuristicProvider:
             finish="complete",
             usage=TokenUsage(input=0, output=0, cache_creation=0, cache_read=0),
             request_id=None,
-            response_id=f"{HEURISTIC_MODEL}/{HEURISTIC_VERSION}/{digest}",
+            response_id=f"{HEURISTIC_MODEL}/{self.label}/{digest}",
             provider_retries=0,
         )

@@ -17,6 +17,7 @@ from vba_assets.domain.heuristics.assessment import (
     helper_patterns,
     is_helper,
 )
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.prompting.stage_context import (
     CandidateView,
@@ -105,10 +106,10 @@ def verdict(
 
 
 def test_brewfest_selects_the_wild_wolpertinger_and_never_the_quest_giver_for_it(
-    workspace: Workspace, world: WorldDatabase
+    workspace: Workspace, world: WorldDatabase, names: NameIndex
 ) -> None:
     case = case_doc(workspace, "BUG-000020")
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     assessment, index = resolve(case, plan, world)
     wild, ids = verdict(assessment, index, "Wild Wolpertinger")
     assert wild.status == "selected" and ids[wild.candidate_id or ""] == 23487
@@ -140,9 +141,11 @@ def test_localized_exact_name_is_selected(workspace: Workspace, world: WorldData
     assert wild.status == "selected" and ids[wild.candidate_id or ""] == 23487
 
 
-def test_shared_name_never_selects_the_trigger(workspace: Workspace, world: WorldDatabase) -> None:
+def test_shared_name_never_selects_the_trigger(
+    workspace: Workspace, world: WorldDatabase, names: NameIndex
+) -> None:
     case = case_doc(workspace, "BUG-000022")
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     assessment, index = resolve(case, plan, world)
     icehammer, ids = verdict(assessment, index, "Lieutenant Icehammer")
     assert icehammer.status == "ambiguous" and icehammer.candidate_id is None
@@ -243,9 +246,11 @@ def test_evidence_is_the_sentence_or_line_verbatim_and_bounded() -> None:
     assert "Wild Wolpertinger" in quote and quote in long_text
 
 
-def test_assessment_is_deterministic(workspace: Workspace, world: WorldDatabase) -> None:
+def test_assessment_is_deterministic(
+    workspace: Workspace, world: WorldDatabase, names: NameIndex
+) -> None:
     case = case_doc(workspace, "BUG-000025")
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     first, _ = resolve(case, plan, world)
     again, _ = resolve(json.loads(json.dumps(case)), plan, world)
     assert first.model_dump_json() == again.model_dump_json()
@@ -281,24 +286,26 @@ def test_a_localized_match_in_another_language_than_the_report_is_not_selected(
 
 
 def test_an_untranslated_localized_row_never_decides_an_english_shared_name(
-    workspace: Workspace, world: WorldDatabase
+    workspace: Workspace, world: WorldDatabase, names: NameIndex
 ) -> None:
     # Two English entries are named "Arcanist Adurin"; one deDE row kept that spelling.
     case = case_doc(
         workspace, "LOC-EN-2", "Vendor", "Arcanist Adurin in Dalaran shows me an empty window."
     )
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     assessment, index = resolve(case, plan, world)
     adurin, ids = verdict(assessment, index, "Arcanist Adurin")
     assert adurin.status == "ambiguous"
     assert sorted(ids[c] for c in adurin.competing_candidate_ids) == [31305, 31579]
 
 
-def test_a_name_with_a_final_period_is_selected(workspace: Workspace, world: WorldDatabase) -> None:
+def test_a_name_with_a_final_period_is_selected(
+    workspace: Workspace, world: WorldDatabase, names: NameIndex
+) -> None:
     case = case_doc(
         workspace, "PERIOD-1", "Quest", "Torkus Jr. gave me his quest, but nothing ever drops."
     )
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     assessment, index = resolve(case, plan, world)
     torkus, ids = verdict(assessment, index, "Torkus Jr.")
     assert torkus.status == "selected" and ids[torkus.candidate_id or ""] == 23365

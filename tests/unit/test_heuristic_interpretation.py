@@ -13,6 +13,7 @@ from vba_assets.config import embedded_project_config
 from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.heuristics.categories import categorize
 from vba_assets.domain.heuristics.interpretation import interpret_case
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
@@ -40,9 +41,9 @@ SPEC = current_protocol()
 CATALOGS = embedded_project_config("unused").catalogs
 
 
-def resolution(case: dict[str, Any], world: WorldDatabase) -> ResolutionContext:
+def resolution(case: dict[str, Any], world: WorldDatabase, names: NameIndex) -> ResolutionContext:
     """The heuristic plan and assessment, captured on the real DB, as F/N/D aliases."""
-    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), world)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
     captures = []
     for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
         result = world.contains_search(proposed.catalog, proposed.term, 8)
@@ -62,7 +63,7 @@ def interpret(context: InterpretationStageContext) -> InterpretationOutput:
 
 @pytest.fixture(scope="module")
 def samples(
-    tmp_path_factory: pytest.TempPathFactory, world: WorldDatabase
+    tmp_path_factory: pytest.TempPathFactory, world: WorldDatabase, names: NameIndex
 ) -> dict[str, tuple[InterpretationStageContext, InterpretationOutput]]:
     workspace = Workspace(tmp_path_factory.mktemp("samples"))
     found = {}
@@ -70,7 +71,7 @@ def samples(
         case_id = import_report(workspace, path).case_id
         case = json.loads((workspace.root / "cases" / case_id / "case.json").read_text())
         context = with_protocol(
-            interpretation_stage_context(case, resolution(case, world)), SPEC.version
+            interpretation_stage_context(case, resolution(case, world, names)), SPEC.version
         )
         found[case_id] = (context, interpret(context))
     return found

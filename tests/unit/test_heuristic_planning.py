@@ -1,4 +1,4 @@
-"""The heuristic resolution plan on real case documents and the demo world database."""
+"""The heuristic resolution plan on real case documents and the packaged name index."""
 
 import hashlib
 import json
@@ -7,16 +7,14 @@ from typing import Any
 
 import pytest
 
-from resources.world_db import WorldDatabase
 from vba_assets.config import CatalogConfig, embedded_project_config
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
-from vba_assets.domain.catalog.world import CatalogRow, SearchResult
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.planning import MAX_MENTIONS, plan_searches
 from vba_assets.domain.prompting.stage_context import plan_stage_context
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.domain.resolution.rules import readable_sources, validate_plan
-from vba_assets.errors import ErrorCode, ResearchUnavailable
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
@@ -67,11 +65,11 @@ def _digest(text: str) -> str:
 
 def plan_for(
     case: dict[str, Any],
-    world: WorldDatabase | None,
+    names: NameIndex | None,
     max_searches: int = 4,
     catalogs: list[CatalogConfig] = CATALOGS,
 ) -> ResolutionPlanOutput:
-    plan = plan_searches(plan_stage_context(case, catalogs, max_searches), world)
+    plan = plan_searches(plan_stage_context(case, catalogs, max_searches), names)
     assert validate_plan(plan, case, catalogs, max_searches, SPEC) == []
     return plan
 
@@ -81,10 +79,10 @@ def by_term(plan: ResolutionPlanOutput) -> dict[str, ProposedSearch]:
 
 
 def test_brewfest_plan_separates_the_affected_creature_from_the_quest_giver(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     case = reports.sample("BUG-000020")
-    searches = by_term(plan_for(case, world))
+    searches = by_term(plan_for(case, names))
     wild = searches["Wild Wolpertinger"]
     assert (wild.catalog, wild.role) == ("creature_name", "affected_subject")
     giver = searches.get("Goldark Snipehunter") or searches["Goldark"]
@@ -103,40 +101,38 @@ def test_brewfest_plan_separates_the_affected_creature_from_the_quest_giver(
 
 
 def test_german_report_resolves_through_the_localized_catalog(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
-    searches = by_term(plan_for(reports.sample("BUG-000021"), world))
+    searches = by_term(plan_for(reports.sample("BUG-000021"), names))
     wild = searches["Wilder Wolpertinger"]
     assert (wild.catalog, wild.role) == ("creature_localized_name", "affected_subject")
     giver = searches["Goldark Spatzenjäger"]
     assert (giver.catalog, giver.role) == ("creature_localized_name", "quest_giver")
 
 
-def test_shared_name_report_plans_both_creatures(reports: Reports, world: WorldDatabase) -> None:
-    searches = by_term(plan_for(reports.sample("BUG-000022"), world))
+def test_shared_name_report_plans_both_creatures(reports: Reports, names: NameIndex) -> None:
+    searches = by_term(plan_for(reports.sample("BUG-000022"), names))
     assert searches["Lieutenant Icehammer"].role == "affected_subject"
     assert searches["Harpoon Master Yavus"].role == "other_context"
 
 
-def test_report_without_a_creature_gives_an_empty_plan(
-    reports: Reports, world: WorldDatabase
-) -> None:
-    assert plan_for(reports.sample("BUG-000023"), world).searches == []
+def test_report_without_a_creature_gives_an_empty_plan(reports: Reports, names: NameIndex) -> None:
+    assert plan_for(reports.sample("BUG-000023"), names).searches == []
 
 
 def test_misspelled_quest_giver_is_narrowed_to_the_part_a_catalog_name_contains(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
-    searches = by_term(plan_for(reports.sample("BUG-000024"), world))
+    searches = by_term(plan_for(reports.sample("BUG-000024"), names))
     assert searches["Glodrak"].role == "quest_giver"
     assert searches["wild wolpertinger"].role == "affected_subject"
 
 
 def test_chat_log_names_count_and_max_searches_keeps_the_strongest(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     case = reports.sample("BUG-000025")
-    full = plan_for(case, world)
+    full = plan_for(case, names)
     assert [s.term for s in full.searches] == [
         "Goldark Snipehunter",
         "Teldrassil Pink Elekk",
@@ -145,7 +141,7 @@ def test_chat_log_names_count_and_max_searches_keeps_the_strongest(
     ]
     elwynn = by_term(full)["Elwynn Pink Elekk"]
     assert {m.source for m in elwynn.mentions} == {"S3"} and len(elwynn.mentions) == 3
-    short = plan_for(case, world, max_searches=2)
+    short = plan_for(case, names, max_searches=2)
     assert [(s.term, s.role) for s in short.searches] == [
         ("Goldark Snipehunter", "quest_giver"),
         ("Teldrassil Pink Elekk", "affected_subject"),
@@ -170,14 +166,14 @@ def test_chat_log_names_count_and_max_searches_keeps_the_strongest(
         ("Raid note. Thrall keeps resetting when we pull him.", "Thrall", "affected_subject"),
     ],
 )
-def test_role_cues(reports: Reports, world: WorldDatabase, body: str, term: str, role: str) -> None:
+def test_role_cues(reports: Reports, names: NameIndex, body: str, term: str, role: str) -> None:
     case_id = f"CUE-{_digest(body)}"
-    searches = by_term(plan_for(reports.text(case_id, "Report", body), world))
+    searches = by_term(plan_for(reports.text(case_id, "Report", body), names))
     assert searches[term].role == role
 
 
 def test_quest_giver_and_missing_creature_in_written_report(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     case = reports.text(
         "HAND-0001",
@@ -185,7 +181,7 @@ def test_quest_giver_and_missing_creature_in_written_report(
         "Talked to Image of Medivh, then went to the Pint-Sized Pink Pachyderm pen, but there "
         "is no Avatar of Hakkar anywhere. Steps to reproduce:\n1. Go there.\nExpected: it spawns.",
     )
-    searches = by_term(plan_for(case, world))
+    searches = by_term(plan_for(case, names))
     assert searches["Avatar of Hakkar"].role == "affected_subject"
     assert "Pint-Sized Pink Pachyderm" in searches
     assert len(searches) <= 4
@@ -211,11 +207,11 @@ def test_without_a_catalog_search_the_plan_still_names_the_creatures(reports: Re
     ],
 )
 def test_hostile_text_gives_valid_plans_that_never_cross_format_controls(
-    reports: Reports, world: WorldDatabase, body: str
+    reports: Reports, names: NameIndex, body: str
 ) -> None:
     case_id = f"HOSTILE-{_digest(body)}"
     case = reports.text(case_id, "Help", body)
-    for search in (world, None):
+    for search in (names, None):
         plan = plan_for(case, search)
         for proposed in plan.searches:
             assert not any(ord(c) in FORMAT_CONTROL_CODEPOINTS for c in proposed.term)
@@ -226,44 +222,39 @@ def test_hostile_text_gives_valid_plans_that_never_cross_format_controls(
             assert all(s.term != "Wild Wolpertinger" for s in plan.searches)
 
 
-def test_plans_are_deterministic(reports: Reports, world: WorldDatabase) -> None:
+def test_plans_are_deterministic(reports: Reports, names: NameIndex) -> None:
     for case_id in ("BUG-000020", "BUG-000025"):
         case = reports.sample(case_id)
-        first = plan_for(case, world).model_dump_json()
-        again = plan_for(json.loads(json.dumps(case)), world).model_dump_json()
+        first = plan_for(case, names).model_dump_json()
+        again = plan_for(json.loads(json.dumps(case)), names).model_dump_json()
         assert first == again
 
 
-class FailingSearch:
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        raise ResearchUnavailable(ErrorCode.RESEARCH_UNAVAILABLE, "the world database is down")
-
-    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
-        raise AssertionError("the planner never fetches by identity")
-
-
-def test_a_database_outage_is_not_hidden(reports: Reports) -> None:
+def test_the_plan_depends_on_the_request_and_the_index_alone(
+    reports: Reports, names: NameIndex
+) -> None:
+    """No database is given or reachable: the gazetteer reads the versioned index only."""
     context = plan_stage_context(reports.sample("BUG-000020"), CATALOGS, 4)
-    with pytest.raises(ResearchUnavailable) as caught:
-        plan_searches(context, FailingSearch())
-    assert caught.value.code is ErrorCode.RESEARCH_UNAVAILABLE
+    plan = plan_searches(context, names)
+    assert plan == plan_searches(context.model_copy(deep=True), names)
+    assert names.label.startswith("names-1-") and len(names.sha256) == 64
 
 
 # --- generic failure classes (hand-written reports, none taken from the eval dev set) -----------
 
 
-def plan_text(reports: Reports, world: WorldDatabase, title: str, body: str) -> dict[str, Any]:
+def plan_text(reports: Reports, names: NameIndex, title: str, body: str) -> dict[str, Any]:
     """The plan of a hand-written report, as ``term -> search``, via :func:`plan_for`."""
     case_id = f"GEN-{_digest(title + body)}"
-    return dict(by_term(plan_for(reports.text(case_id, title, body), world)))
+    return dict(by_term(plan_for(reports.text(case_id, title, body), names)))
 
 
 def test_a_single_name_at_the_start_of_a_sentence_is_searched(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     searches = plan_text(
         reports,
-        world,
+        names,
         "Bellygrub respawns instantly",
         "Bellygrub at the lake respawns a few seconds after we kill her.",
     )
@@ -273,11 +264,11 @@ def test_a_single_name_at_the_start_of_a_sentence_is_searched(
 
 
 def test_a_name_that_ends_in_an_abbreviation_keeps_its_period(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     searches = plan_text(
         reports,
-        world,
+        names,
         "Torkus Jr. problem",
         "Torkus Jr. gave me his quest, but the item he wants never drops.",
     )
@@ -305,24 +296,24 @@ def test_a_name_that_ends_in_an_abbreviation_keeps_its_period(
     ],
 )
 def test_common_nouns_are_never_searched_on_their_own(
-    reports: Reports, world: WorldDatabase, title: str, body: str, absent: str
+    reports: Reports, names: NameIndex, title: str, body: str, absent: str
 ) -> None:
-    searches = plan_text(reports, world, title, body)
+    searches = plan_text(reports, names, title, body)
     assert all(term.casefold() != absent.casefold() for term in searches)
 
 
 def test_a_possessive_that_names_a_place_is_not_a_creature(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     place = plan_text(
         reports,
-        world,
+        names,
         "Dismounted again",
         "My gryphon drops me over Rattlegore's Bridge every single time.",
     )
     assert "Rattlegore" not in place
     creature = plan_text(
-        reports, world, "Loot", "Rattlegore's loot is always empty since the last restart."
+        reports, names, "Loot", "Rattlegore's loot is always empty since the last restart."
     )
     assert "Rattlegore" in creature
 
@@ -337,9 +328,9 @@ def test_a_possessive_that_names_a_place_is_not_a_creature(
     ],
 )
 def test_places_are_not_searched_in_a_creature_catalog(
-    reports: Reports, world: WorldDatabase, body: str, place: str
+    reports: Reports, names: NameIndex, body: str, place: str
 ) -> None:
-    searches = plan_text(reports, world, "Report", body)
+    searches = plan_text(reports, names, "Report", body)
     assert place not in searches
     if "Revilgaz" in body:
         assert searches["Baron Revilgaz"].role == "affected_subject"
@@ -382,9 +373,9 @@ def test_places_are_not_searched_in_a_creature_catalog(
     ],
 )
 def test_quest_givers_are_recognised_by_what_they_do(
-    reports: Reports, world: WorldDatabase, title: str, body: str, giver: str
+    reports: Reports, names: NameIndex, title: str, body: str, giver: str
 ) -> None:
-    searches = plan_text(reports, world, title, body)
+    searches = plan_text(reports, names, title, body)
     assert searches[giver].role == "quest_giver"
 
 
@@ -408,18 +399,18 @@ def test_quest_givers_are_recognised_by_what_they_do(
     ],
 )
 def test_no_quest_giver_cue_without_a_giver(
-    reports: Reports, world: WorldDatabase, body: str, term: str
+    reports: Reports, names: NameIndex, body: str, term: str
 ) -> None:
-    searches = plan_text(reports, world, "Report", body)
+    searches = plan_text(reports, names, "Report", body)
     assert term not in searches or searches[term].role != "quest_giver"
 
 
 def test_a_standalone_name_inside_a_longer_name_gets_its_own_search(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     searches = plan_text(
         reports,
-        world,
+        names,
         "Boar meat",
         "Large Crag Boars never drop meat, while the Crag Boars next to them always do.",
     )
@@ -428,22 +419,22 @@ def test_a_standalone_name_inside_a_longer_name_gets_its_own_search(
 
 
 def test_an_english_report_prefers_the_primary_catalog_over_an_untranslated_row(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     # creature_template has two "Arcanist Adurin"; the localized catalog holds that spelling
     # once, in an untranslated deDE row: an English report is about the English name.
     searches = plan_text(
-        reports, world, "Vendor", "Arcanist Adurin in Dalaran shows me an empty vendor window."
+        reports, names, "Vendor", "Arcanist Adurin in Dalaran shows me an empty vendor window."
     )
     assert searches["Arcanist Adurin"].catalog == "creature_name"
 
 
 def test_inflected_russian_and_german_names_are_proposed(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     russian = plan_text(
         reports,
-        world,
+        names,
         "Грубобрюх не появляется",
         "Никто не видел Грубобрюха у озера, мы ждали целый час.",
     )
@@ -452,7 +443,7 @@ def test_inflected_russian_and_german_names_are_proposed(
     assert [m.quote for m in search.mentions] == ["Грубобрюх", "Грубобрюх"]  # title, "Грубобрюха"
     german = plan_text(
         reports,
-        world,
+        names,
         "Braufest",
         "Ich sehe keinen Wilden Wolpertinger am Lager, obwohl ich betrunken bin.",
     )
@@ -460,10 +451,10 @@ def test_inflected_russian_and_german_names_are_proposed(
     assert german["Wilde"].role == "affected_subject"
 
 
-def test_capitalized_german_nouns_are_not_names(reports: Reports, world: WorldDatabase) -> None:
+def test_capitalized_german_nouns_are_not_names(reports: Reports, names: NameIndex) -> None:
     searches = plan_text(
         reports,
-        world,
+        names,
         "Keine Belohnung",
         "Großknecht Oslow gibt mir keine Belohnung, und im Lager ist keine Truhe und kein Eber.",
     )
@@ -472,9 +463,97 @@ def test_capitalized_german_nouns_are_not_names(reports: Reports, world: WorldDa
 
 
 def test_a_lower_case_writer_still_gets_lower_case_names_searched(
-    reports: Reports, world: WorldDatabase
+    reports: Reports, names: NameIndex
 ) -> None:
     searches = plan_text(
-        reports, world, "bellygrub gone", "cant find bellygrub anywhere, i looked at the lake"
+        reports, names, "bellygrub gone", "cant find bellygrub anywhere, i looked at the lake"
     )
     assert searches["bellygrub"].role == "affected_subject"
+
+
+# --- real tracker reports: markup, links, every locale, misspellings (issue 11) ------------------
+
+
+def test_a_cyrillic_and_a_spanish_name_are_searched_in_their_locale(
+    reports: Reports, names: NameIndex
+) -> None:
+    russian = plan_text(
+        reports,
+        names,
+        "[NPC] Manual check",
+        "Steps: go to Orgrimmar and talk to Тралл, he has no gossip at all.",
+    )
+    assert russian["Тралл"].catalog == "creature_localized_name"
+    spanish = plan_text(
+        reports,
+        names,
+        "Quest giver",
+        "In the Plaguelands the NPC Mage de sang Drazial is fine, but Ellen Puentecanto "
+        "does not give the quest.",
+    )
+    assert spanish["Ellen Puentecanto"].catalog == "creature_localized_name"
+
+
+def test_a_misspelled_full_name_is_found_through_a_sub_span_term(
+    reports: Reports, names: NameIndex
+) -> None:
+    searches = plan_text(
+        reports,
+        names,
+        "Ancient Core Hount untameable",
+        "Ancient Core Hount is untameable with my hunter in Molten Core.",
+    )
+    search = searches["Ancient Core Houn"]  # a literal part of what was written
+    assert [m.quote for m in search.mentions] == ["Ancient Core Hount", "Ancient Core Hount"]
+    assert search.catalog == "creature_name"
+
+
+def test_a_markdown_link_gives_its_name_an_identity_reference(
+    reports: Reports, names: NameIndex
+) -> None:
+    body = (
+        "[//]: # ([NPC] Magistrix Erona)\n"
+        "[Belgaristrasz](https://www.wowhead.com/wotlk/npc=27658/belgaristrasz) doesn't have "
+        "the option to turn in the [quest](https://www.wowhead.com/wotlk/quest=13124/x)."
+    )
+    searches = plan_text(reports, names, "Quest The Struggle Persists cannot be turned in", body)
+    linked = searches["Belgaristrasz"]
+    assert linked.reference is not None and linked.reference.identity == 27658
+    assert linked.reference.link.quote == "https://www.wowhead.com/wotlk/npc=27658/belgaristrasz"
+    assert linked.role == "quest_giver"  # it ends a quest, in a report about a quest
+    assert "Magistrix Erona" not in searches  # a template comment is not report text
+
+
+def test_a_creature_named_only_by_its_link_is_searched_by_its_digits(
+    reports: Reports, names: NameIndex
+) -> None:
+    searches = plan_text(
+        reports,
+        names,
+        "NPC missing",
+        "NPC: https://www.wowhead.com/npc=20071/wind-trader-marid\nHe is not there.",
+    )
+    search = searches["20071"]
+    assert search.reference is not None and search.reference.identity == 20071
+    assert search.mentions[0].quote == search.reference.link.quote
+
+
+def test_an_id_beside_a_misspelled_name_is_its_reference(
+    reports: Reports, names: NameIndex
+) -> None:
+    searches = plan_text(
+        reports, names, "Wrong model", "The NPC Ornok Torn-heart(21183) has a different model."
+    )
+    search = searches["Ornok Torn-heart"]
+    assert search.reference is not None and search.reference.identity == 21183
+    assert search.reference.link.quote == "21183"
+
+
+def test_names_over_max_searches_are_listed_as_unsearched(
+    reports: Reports, names: NameIndex
+) -> None:
+    body = "Rare mobs missing: Gravis Slipknot, The Behemoth, Gorgon'och, Gruklash and Hahk'Zor."
+    case = reports.text(f"GEN-{_digest(body)}", "Rare mobs", body)
+    plan = plan_for(case, names, max_searches=2)
+    assert len(plan.searches) == 2
+    assert [u.term for u in plan.unsearched] == ["Gorgon'och", "Gruklash", "Hahk'Zor"]

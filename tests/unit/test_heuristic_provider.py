@@ -15,13 +15,14 @@ from resources.llm.heuristic import (
     HEURISTIC_VERSION,
     HeuristicProvider,
 )
+from resources.llm.heuristic_index import packaged_index_label
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
+from vba_assets.domain.catalog.world import CatalogSearch
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import (
-    ChatMessage,
     ModelRequest,
     Provider,
     ProviderFault,
@@ -52,7 +53,7 @@ from vba_assets.domain.resolution.models import (
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
 )
-from vba_assets.errors import ErrorCode, ResearchUnavailable
+from vba_assets.errors import ErrorCode
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.samples import sample_report_path
@@ -89,29 +90,29 @@ def run(
 
 
 def test_reply_is_honestly_labelled_and_byte_stable(
-    brewfest: dict[str, Any], world: WorldDatabase
+    brewfest: dict[str, Any], names: NameIndex
 ) -> None:
-
-    provider = HeuristicProvider(CATALOGS, world)
+    provider = HeuristicProvider(CATALOGS, names)
     request = plan_request(brewfest)
     reply = provider.send(request, request.messages)
     assert provider.name == "heuristic"
     assert (reply.stop_reason, reply.finish, reply.status_code) == ("end_turn", "complete", 200)
     assert reply.usage.input == 0 and reply.usage.output == 0 and reply.request_id is None
     assert reply.response_body == reply.output_text and reply.text is None
-    assert (reply.response_id or "").startswith(f"{HEURISTIC_MODEL}/{HEURISTIC_VERSION}/")
+    label = f"{HEURISTIC_VERSION}+{names.label}"  # its version and the name index it reads
+    assert (reply.response_id or "").startswith(f"{HEURISTIC_MODEL}/{label}/")
     plan = ResolutionPlanOutput.model_validate_json(reply.output_text or "")
     assert {(s.term, s.role) for s in plan.searches} >= {("Wild Wolpertinger", "affected_subject")}
-    again = HeuristicProvider(CATALOGS, world).send(plan_request(brewfest), request.messages)
+    again = HeuristicProvider(CATALOGS, names).send(plan_request(brewfest), request.messages)
     assert again.response_body == reply.response_body
     assert again.response_id == reply.response_id
     assert provider.wire_request(request, request.messages) == request.document()
 
 
 def test_three_stages_pass_the_real_correction_loop_first_time(
-    brewfest: dict[str, Any], world: WorldDatabase
+    brewfest: dict[str, Any], world: WorldDatabase, names: NameIndex
 ) -> None:
-    provider = HeuristicProvider(CATALOGS, world)
+    provider = HeuristicProvider(CATALOGS, names)
     prompts = load_prompt_set(CURRENT_PROMPT_VERSION)
     outcome, plan_records = run(
         plan_request(brewfest), provider, plan_validator(brewfest, CATALOGS, 4, SPEC)
@@ -153,36 +154,45 @@ def test_from_config_is_a_registry_factory() -> None:
     assert isinstance(built, HeuristicProvider)
 
 
-class CountingAccessor:
-    def __init__(self, world: WorldDatabase) -> None:
-        self.world = world
+class CountingIndex:
+    def __init__(self, names: NameIndex) -> None:
+        self.names = names
         self.calls = 0
 
-    def __call__(self) -> CatalogSearch:
+    def __call__(self) -> NameIndex:
         self.calls += 1
-        return self.world
+        return self.names
 
 
-def test_from_config_opens_the_catalog_search_lazily(
-    brewfest: dict[str, Any], world: WorldDatabase
+def test_the_name_index_is_built_lazily_and_named_without_building_it(
+    brewfest: dict[str, Any], names: NameIndex
 ) -> None:
-    accessor = CountingAccessor(world)
-    options = ProviderOptions(catalogs=CATALOGS, catalog_search=accessor)
-    provider = HeuristicProvider.from_config(LlmConfig(), options)
+    built = CountingIndex(names)
+    provider = HeuristicProvider(CATALOGS, built, packaged_index_label())
+    assert provider.label == f"{HEURISTIC_VERSION}+{names.label}" and built.calls == 0
     context = interpretation_stage_context(brewfest, None)
     request = build_interpretation_request(
         context, load_prompt_set(CURRENT_PROMPT_VERSION), SPEC.version, PARAMS
     )
     outcome, _ = run(request, provider, interpretation_validator(context, SPEC))
-    assert outcome.accepted.outcome == "accepted" and accessor.calls == 0
+    assert outcome.accepted.outcome == "accepted" and built.calls == 0
     provider.send(plan_request(brewfest), plan_request(brewfest).messages)
     provider.send(plan_request(brewfest), plan_request(brewfest).messages)
-    assert accessor.calls == 1
-    without = HeuristicProvider.from_config(LlmConfig(), ProviderOptions(catalogs=CATALOGS))
-    plan = ResolutionPlanOutput.model_validate_json(
-        without.send(plan_request(brewfest), plan_request(brewfest).messages).output_text or ""
-    )
+    assert built.calls == 1
+
+
+def test_the_registry_factory_reads_the_packaged_index_and_never_a_database(
+    brewfest: dict[str, Any],
+) -> None:
+    def no_database() -> CatalogSearch:
+        raise AssertionError("the heuristic never opens the world database")
+
+    options = ProviderOptions(catalogs=CATALOGS, catalog_search=no_database)
+    provider = HeuristicProvider.from_config(LlmConfig(), options)
+    reply = provider.send(plan_request(brewfest), plan_request(brewfest).messages)
+    plan = ResolutionPlanOutput.model_validate_json(reply.output_text or "")
     assert "Wild Wolpertinger" in {s.term for s in plan.searches}
+    assert packaged_index_label() in (reply.response_id or "")
 
 
 def test_unknown_stage_and_bad_context_are_recorded_provider_faults(
@@ -206,18 +216,3 @@ def test_unknown_stage_and_bad_context_are_recorded_provider_faults(
         assert caught.value.code is ErrorCode.LLM_PROVIDER_ERROR and not caught.value.retryable
         assert caught.value.detail["kind"] == kind
         assert [r.outcome for r in recorder.records] == ["provider_error"]
-
-
-class DownSearch:
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        raise ResearchUnavailable(ErrorCode.RESEARCH_UNAVAILABLE, "connection refused")
-
-    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
-        raise ResearchUnavailable(ErrorCode.RESEARCH_UNAVAILABLE, "connection refused")
-
-
-def test_a_database_outage_reaches_the_caller_unchanged(brewfest: dict[str, Any]) -> None:
-    provider = HeuristicProvider(CATALOGS, DownSearch())
-    request = plan_request(brewfest)
-    with pytest.raises(ResearchUnavailable):
-        provider.send(request, [*request.messages, ChatMessage(role="user", content="again")])

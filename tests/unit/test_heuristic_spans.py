@@ -5,16 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from resources.world_db import WorldDatabase
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
-from vba_assets.domain.catalog.world import CatalogRow, SearchResult
-from vba_assets.domain.heuristics.gazetteer import (
-    GAZETTEER_ROW_LIMIT,
-    MAX_GAZETTEER_SEARCHES,
-    MAX_LOCALIZED_SEARCHES,
-    build_gazetteer,
-    catalog_name_spans,
-)
+from vba_assets.domain.heuristics.gazetteer import build_gazetteer, catalog_name_spans
 from vba_assets.domain.heuristics.inflection import inflects, stem, stem_form
 from vba_assets.domain.heuristics.lexicon import (
     guess_language,
@@ -22,7 +14,7 @@ from vba_assets.domain.heuristics.lexicon import (
     is_stopword,
     is_title_case_line,
 )
-from vba_assets.domain.heuristics.search_words import search_form, significant_words
+from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -153,34 +145,7 @@ def test_title_case_and_language_and_stop_words() -> None:
     assert guess_language(english.split(" ")) == "en"
 
 
-def test_search_forms_drop_possessives_and_plural_s() -> None:
-    assert search_form("Goldark's") == "Goldark"
-    assert search_form("Wolpertingers") == "Wolpertinger"
-    assert search_form("Kel’Thuzad") == "Kel'Thuzad"
-    assert search_form("Moss") == "Moss"
-    words = significant_words([source("the wolpertingers and Goldark's hills. Wily beasts")])
-    forms = [w.form for w in words]
-    assert forms[0] == "Goldark" and words[0].marked  # capitalized mid-sentence goes first
-    assert "the" not in forms and "and" not in forms
-    assert not next(w for w in words if w.form == "Wily").marked  # sentence-initial only
-
-
-# --- the gazetteer pass against the demo world database --------------------------------------------
-
-
-class RecordingSearch:
-    """The real database, with every contains search it was asked for recorded."""
-
-    def __init__(self, database: WorldDatabase) -> None:
-        self.database = database
-        self.calls: list[tuple[str, str, int]] = []
-
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        self.calls.append((catalog, term, limit))
-        return self.database.contains_search(catalog, term, limit)
-
-    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
-        return self.database.fetch_by_identity(catalog, identity)
+# --- the gazetteer: the packaged name index -------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -205,22 +170,22 @@ def test_sample_spans_are_exact_slices(sample_sources: dict[str, list[SourceText
             assert by_alias[span.source][span.start : span.end] == span.text
 
 
-def test_gazetteer_is_bounded_and_never_repeats_a_search(
-    world: WorldDatabase, sample_sources: dict[str, list[SourceText]]
-) -> None:
-    for case_id in ("BUG-000020", "BUG-000023", "BUG-000025"):
-        recorder = RecordingSearch(world)
-        build_gazetteer(sample_sources[case_id], CATALOGS, recorder, english=True)
-        assert 0 < len(recorder.calls) <= MAX_GAZETTEER_SEARCHES
-        assert len({(c, t.casefold()) for c, t, _ in recorder.calls}) == len(recorder.calls)
-        assert {limit for _, _, limit in recorder.calls} == {GAZETTEER_ROW_LIMIT}
+def test_the_gazetteer_maps_index_entries_to_the_configured_catalogs(names: NameIndex) -> None:
+    gazetteer = build_gazetteer(CATALOGS, names)
+    assert gazetteer.exact("Wild Wolpertinger") == {"creature_name": [23487]}
+    assert gazetteer.exact("Wilder Wolpertinger") == {"creature_localized_name": [23487]}
+    only_primary = build_gazetteer(CATALOGS[:1], names)
+    assert only_primary.exact("Wilder Wolpertinger") == {}
+    other_entities = [CatalogView(name="object_name", entity_type="gameobject", kind="name")]
+    assert build_gazetteer(other_entities, names).exact("Wild Wolpertinger") == {}
+    assert not gazetteer.fully_truncated("Wolpertinger")  # the index holds every name
 
 
 def test_catalog_name_spans_find_whole_names_only(
-    world: WorldDatabase, sample_sources: dict[str, list[SourceText]]
+    names: NameIndex, sample_sources: dict[str, list[SourceText]]
 ) -> None:
     sources = sample_sources["BUG-000020"]
-    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    gazetteer = build_gazetteer(CATALOGS, names)
     names = catalog_name_spans(sources, gazetteer)
     found = {(s.source, s.text) for s in names}
     assert ("S1", "Wild Wolpertinger") in found
@@ -231,17 +196,17 @@ def test_catalog_name_spans_find_whole_names_only(
     assert gazetteer.exact("wild wolpertinger") == {"creature_name": [23487]}
 
 
-def test_lower_case_names_are_found_by_the_catalog(world: WorldDatabase) -> None:
+def test_lower_case_names_are_found_by_the_catalog(names: NameIndex) -> None:
     sources = [source("got catch the wild wolpertinger! from glodrak in durotar", "S1")]
-    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    gazetteer = build_gazetteer(CATALOGS, names)
     names = catalog_name_spans(sources, gazetteer)
     assert [s.text for s in names if not s.weak] == ["wild wolpertinger"]
 
 
-def test_localized_names_match_in_a_german_report(world: WorldDatabase) -> None:
+def test_localized_names_match_in_a_german_report(names: NameIndex) -> None:
     text = "Goldark Spatzenjäger hat mir die Quest gegeben, aber kein Wilder Wolpertinger ist da."
     sources = [source(text)]
-    gazetteer = build_gazetteer(sources, CATALOGS, world, english=False)
+    gazetteer = build_gazetteer(CATALOGS, names)
     names = {s.text for s in catalog_name_spans(sources, gazetteer)}
     assert {"Goldark Spatzenjäger", "Wilder Wolpertinger"} <= names
     assert gazetteer.exact("Wilder Wolpertinger") == {"creature_localized_name": [23487]}
@@ -275,65 +240,15 @@ def test_stems_of_inflected_german_and_russian_words() -> None:
     assert not inflects("en") and inflects("de") and inflects("ru")
 
 
-def test_an_english_report_searches_localized_catalogs_only_for_foreign_words(
-    world: WorldDatabase,
-) -> None:
-    text = "Goldark Snipehunter and Archedor Chassebécasse both ignore me at the Brewfest camp."
-    recorder = RecordingSearch(world)
-    build_gazetteer([source(text)], CATALOGS, recorder, english=True)
-    localized = [term for catalog, term, _ in recorder.calls if catalog != "creature_name"]
-    assert localized == ["Chassebécasse"]
-    words = {w.form: w for w in significant_words([source(text)], english=True)}
-    assert words["Snipehunter"].marked and not words["Snipehunter"].localized
-
-
-def test_localized_searches_are_bounded_separately(world: WorldDatabase) -> None:
-    nouns = " ".join(
-        f"Der {word} ist kaputt."
-        for word in [
-            "Eber",
-            "Wolf",
-            "Bär",
-            "Spinne",
-            "Kobold",
-            "Murloc",
-            "Gnoll",
-            "Troll",
-            "Oger",
-            "Drache",
-            "Geist",
-            "Zombie",
-            "Ghul",
-            "Skelett",
-            "Elementar",
-            "Golem",
-            "Wächter",
-            "Soldat",
-            "Bandit",
-            "Magier",
-            "Priester",
-            "Krieger",
-            "Jäger",
-        ]
-    )
-    recorder = RecordingSearch(world)
-    gazetteer = build_gazetteer([source(nouns)], CATALOGS, recorder, english=False)
-    localized = [c for c, _, _ in recorder.calls if c != "creature_name"]
-    assert len(localized) == MAX_LOCALIZED_SEARCHES
-    assert len(recorder.calls) <= MAX_GAZETTEER_SEARCHES
-    assert len(gazetteer.searches) == len(recorder.calls)
-
-
-def test_a_catalog_name_may_end_in_an_abbreviation_period(world: WorldDatabase) -> None:
+def test_a_catalog_name_may_end_in_an_abbreviation_period(names: NameIndex) -> None:
     sources = [source("Yesterday Torkus Jr. stood still for an hour.")]
-    gazetteer = build_gazetteer(sources, CATALOGS, world, english=True)
+    gazetteer = build_gazetteer(CATALOGS, names)
     names = [s.text for s in catalog_name_spans(sources, gazetteer)]
     assert "Torkus Jr." in names and "Torkus Jr" not in names
 
 
-def test_the_gazetteer_keeps_the_locale_of_localized_rows(world: WorldDatabase) -> None:
-    sources = [source("Der Arcanist Adurin in Dalaran verkauft nichts.")]
-    gazetteer = build_gazetteer(sources, CATALOGS, world, english=False)
+def test_the_gazetteer_keeps_the_locale_of_localized_rows(names: NameIndex) -> None:
+    gazetteer = build_gazetteer(CATALOGS, names)
     entries = gazetteer.entries("Arcanist Adurin")
     localized = {(e.identity, e.language) for e in entries if e.kind == "localized_name"}
     assert localized == {(31305, "de")}

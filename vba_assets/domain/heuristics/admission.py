@@ -39,7 +39,7 @@ from vba_assets.domain.heuristics.gazetteer import Gazetteer
 from vba_assets.domain.heuristics.lexicon import is_game_term, is_stopword
 from vba_assets.domain.heuristics.roles import zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span
-from vba_assets.domain.heuristics.terms import ReportFacts, Term, fold, set_catalog_facts
+from vba_assets.domain.heuristics.terms import ARTICLES, ReportFacts, Term, fold
 
 #: A misspelled name is narrowed to a part that the names of at most this many entities contain.
 MAX_NARROWED = 3
@@ -91,21 +91,18 @@ def _narrowed(term: Term, gazetteer: Gazetteer, language: str) -> Term | None:
             part = words[first : first + width]
             if all(is_stopword(w) or len(w) < 3 for w in part):
                 continue
-            spans: list[Span] = []
-            for span in term.spans:
-                found = list(_WORD.finditer(span.text))
-                if len(found) != len(words):
-                    continue
-                start = span.start + found[first].start()
-                end = span.start + found[first + width - 1].end()
-                text = span.text[start - span.start : end - span.start]
-                spans.append(
-                    Span(span.source, span.order, start, end, text, "narrowed", width, span.weak)
-                )
-            matches = gazetteer.containing_entities(spans[0].text, MAX_NARROWED) if spans else 0
+            first_words = list(_WORD.finditer(term.spans[0].text))
+            if len(first_words) != len(words):
+                continue
+            text = term.spans[0].text[
+                first_words[first].start() : first_words[first + width - 1].end()
+            ]
+            spans = [s for s in term.spans if fold(text) in fold(s.text)]
+            matches = gazetteer.containing_entities(text, MAX_NARROWED)
             if 0 < matches <= MAX_NARROWED:
-                narrowed = Term(fold(spans[0].text), spans, cues=term.cues)
-                set_catalog_facts(narrowed, gazetteer, language)
+                narrowed = Term(fold(text), spans, cues=term.cues, narrow=text)
+                narrowed.exact = {}
+                narrowed.containing = gazetteer.containing_catalogs(text)
                 return narrowed
     return None
 
@@ -133,9 +130,29 @@ def _capitalized_noun(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> b
     return not (term.strong_exact and rare and not gazetteer.fully_truncated(term.text))
 
 
+def not_a_creature(term: Term, facts: ReportFacts) -> bool:
+    """A lower-case phrase after an article ("the normal realm", "the beast") from a reporter who
+    does not write names in lower case anyway, a quest title
+    ("Quest The Heart of Hakkar"), or the text of a link to a quest, item or spell page."""
+    lower = not facts.casual and all(span.text == span.text.lower() for span in term.spans)
+    if lower and any((s.source, s.start) in facts.after_article for s in term.spans):
+        return True
+    if lower and term.words and term.words[0] in ARTICLES:
+        return True
+    if all((s.source, s.start) in facts.after_quest for s in term.spans):
+        return True
+    return all(
+        any(source == s.source and start <= s.start and s.end <= end
+            for source, start, end in facts.other_links)
+        for s in term.spans
+    )  # fmt: skip
+
+
 def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -> Term | None:
     subject_cue = term.cues.any_subject_cue
     if common_noun(term, facts) or _place(term, facts) or _capitalized_noun(term, gazetteer, facts):
+        return None
+    if not_a_creature(term, facts):
         return None
     if not subject_cue and all(span.compound for span in term.spans):
         return None

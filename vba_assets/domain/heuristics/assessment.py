@@ -33,11 +33,12 @@ misspelling never resolves.
 import re
 from collections.abc import Sequence
 
+from rapidfuzz.distance import Indel, Levenshtein
+
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.matching import EXACT_TIERS
-from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.lexicon import guess_language
-from vba_assets.domain.heuristics.search_words import foreign_looking
+from vba_assets.domain.catalog.names import fold_accents, normalize_for_match, tokenize
+from vba_assets.domain.heuristics.lexicon import foreign_looking, guess_language
 from vba_assets.domain.heuristics.spans import tokenize_source
 from vba_assets.domain.prompting.stage_context import (
     AssessmentStageContext,
@@ -45,6 +46,7 @@ from vba_assets.domain.prompting.stage_context import (
     SearchView,
     SourceView,
 )
+from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
     EvidenceQuote,
     MentionCitation,
@@ -175,6 +177,8 @@ def assess_search(
             rationale=f"heuristic: the search for {term!r} in {search.catalog} returned no "
             "candidate; a miss is scoped to this catalog, filter and snapshot",
         )
+    if search.reference is not None:
+        return assess_reference(search, sources, patterns)
     exact = [c for c in candidates if is_exact(c, term)]
     best_tier = min(c.tier for c in candidates)
     best = [c for c in candidates if c.tier == best_tier]
@@ -195,6 +199,19 @@ def assess_search(
         )
         return SearchAssessmentOutput.model_validate(data)
     if not exact:
+        close = closest_spelling(search, candidates)
+        if close is not None and not is_helper(close, patterns):
+            selected = _selected(
+                search,
+                close,
+                sources,
+                f"misspelled mention. No candidate's name equals {term!r}, but the report's "
+                f"words {_quotes(search)} are a near spelling of {close.name!r} (identity "
+                f"{close.identity}) and of no other candidate (Indel similarity at least "
+                f"{MIN_SPELLING}, {SPELLING_MARGIN} ahead of the next entity).",
+            )
+            if selected is not None:
+                return selected
         data = _ambiguous(
             search,
             best,
@@ -254,6 +271,152 @@ def assess_search(
         "sentence around the first mention with context; the heuristic weighs no context beyond "
         "the name",
     )
+
+
+#: Lowest similarity (0-1, letters and digits only) of a written mention and a candidate name
+#: for a misspelled mention to select it.
+MIN_SPELLING = 0.85
+#: How far the best entity must be ahead of the next one.
+SPELLING_MARGIN = 0.06
+
+
+def _compact(text: str) -> str:
+    return "".join(c for c in fold_accents(normalize_for_match(text)) if c.isalnum())
+
+
+def _quotes(search: SearchView) -> str:
+    return ", ".join(dict.fromkeys(repr(m.quote) for m in search.mentions))
+
+
+#: Most edits (Levenshtein, letters and digits only) between a misspelled mention and a name.
+MAX_SPELLING_EDITS = 2
+
+
+def spelling_similarity(written: str, name: str) -> float:
+    """Indel similarity of two spellings (letters and digits only, accents folded), 0 when
+    they differ by more than :data:`MAX_SPELLING_EDITS` edits and the written one is not a
+    whole-word beginning of the name; a written plural ("...s") is also compared without it."""
+    said, named = _compact(written), _compact(name)
+    if not said or not named:
+        return 0.0
+    forms = [said, said[:-1]] if said.endswith("s") and len(said) > 4 else [said]
+    best = 0.0
+    for form in forms:
+        prefix = _word_prefix(written, name)
+        if prefix or Levenshtein.distance(form, named) <= MAX_SPELLING_EDITS:
+            best = max(best, Indel.normalized_similarity(form, named))
+    return best
+
+
+def _word_prefix(written: str, name: str) -> bool:
+    """Whether the written words are the first whole words of the name ("Doctor Vomisa" of
+    "Doctor Vomisa, Ph.T."), at least two of them."""
+    said, named = tokenize(written), tokenize(name)
+    return len(said) >= 2 and len(said) < len(named) and named[: len(said)] == said
+
+
+def closest_spelling(
+    search: SearchView, candidates: Sequence[CandidateView]
+) -> CandidateView | None:
+    """The one candidate whose name is a near spelling of what the report wrote (the search's
+    mention quotes), clearly ahead of every other entity; None otherwise."""
+    scored: dict[str, tuple[float, CandidateView]] = {}
+    for candidate in candidates:
+        score = max(
+            (
+                spelling_similarity(mention.quote, name)
+                for mention in search.mentions
+                for name in _names(candidate)
+            ),
+            default=0.0,
+        )
+        key = f"{candidate.identity!r}"
+        if key not in scored or score > scored[key][0]:
+            scored[key] = (score, candidate)
+    ranked = sorted(scored.values(), key=lambda item: -item[0])
+    if not ranked or ranked[0][0] < MIN_SPELLING:
+        return None
+    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < SPELLING_MARGIN:
+        return None
+    return ranked[0][1]
+
+
+def _selected(
+    search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
+) -> SearchAssessmentOutput | None:
+    """A selection of ``chosen`` citing the first mention that has context, or None."""
+    bare = [search.term, *_names(chosen)]
+    cited = next(
+        (
+            (mention, quote)
+            for mention in search.mentions
+            if mention.source in sources
+            and (quote := evidence_quote(sources[mention.source], mention, bare)) is not None
+        ),
+        None,
+    )
+    if cited is None:
+        return None
+    mention, quote = cited
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="selected",
+        candidate_id=chosen.candidate_id,
+        capture=search.capture_alias,
+        capture_row=chosen.capture_row,
+        mention=mention,
+        evidence=[EvidenceQuote(source=mention.source, quote=quote)],
+        rationale=f"heuristic: {why} The evidence is the report sentence around the first "
+        "mention with context; the heuristic weighs no context beyond the names",
+    )
+
+
+def assess_reference(
+    search: SearchView, sources: dict[str, str], patterns: dict[str, list[re.Pattern[str]]]
+) -> SearchAssessmentOutput:
+    """An identity-reference search (protocol v4): the linked entity is selected when the
+    report's words for it agree with one of its fetched names (the controller's own test,
+    :mod:`vba_assets.domain.resolution.links`), else ``ambiguous`` (a ``link_disagrees`` unknown
+    for the interpretation). A helper entry is never selected."""
+    assert search.reference is not None
+    identity = search.reference.identity
+    words = words_for(search.term, search.reference, search.mentions)
+    names = [name for candidate in search.candidates for name in _names(candidate)]
+    chosen = search.candidates[0]
+    if not agrees(words, names):
+        said = ", ".join(repr(w) for w in words) or "no words (only the link)"
+        data = _ambiguous(
+            search,
+            search.candidates,
+            f"the report links identity {identity} ({', '.join(repr(n) for n in names[:3])}), "
+            f"but its words for it ({said}) agree with none of the fetched names: a link proves "
+            "only what was linked",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    if is_helper(chosen, patterns):
+        data = _ambiguous(
+            search,
+            search.candidates,
+            f"the linked identity {identity} ({chosen.name!r}) matches a helper-name pattern "
+            "(a technical entry such as a trigger or kill credit), so it is not selected",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    selected = _selected(
+        search,
+        chosen,
+        sources,
+        f"linked identity. The report links identity {identity} and its words for it "
+        f"({', '.join(repr(w) for w in words)}) agree with the fetched name {chosen.name!r}.",
+    )
+    if selected is None:
+        data = _ambiguous(
+            search,
+            search.candidates,
+            f"the linked identity {identity} agrees with the report's words, but no mention has "
+            "report context beyond the bare name to cite",
+        )
+        return SearchAssessmentOutput.model_validate(data)
+    return selected
 
 
 def assess_searches(

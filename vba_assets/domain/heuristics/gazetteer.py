@@ -1,38 +1,27 @@
-"""The gazetteer pass: which spans of the report are exactly a catalog name or localized name.
+"""The gazetteer: which spans of the report are exactly a catalog name or localized name.
 
-Bounded and read-only: through the injected :class:`~vba_assets.domain.catalog.world.CatalogSearch`,
-one literal contains search per distinct significant word of the report (its search form: no
-possessive, no plural ``s``, in German and Russian its stem) and catalog, marked words first
-(capitalized other than at a sentence start, uncased script, non-ASCII letters), then the others,
-each in order of first mention. At most :data:`MAX_GAZETTEER_SEARCHES` searches of
-:data:`GAZETTEER_ROW_LIMIT` rows, of which at most :data:`MAX_LOCALIZED_SEARCHES` in the large
-localized catalogs; those are searched only for words that can be a translated name (see
-:class:`Word`: in an English report only foreign-looking words). The names returned are indexed by
-:func:`~vba_assets.domain.catalog.matching.normalize_for_match` (a localized row keeps its ``locale``);
-every run of one to :data:`MAX_NAME_WORDS` consecutive words of the report is then compared with
-that index (exact equality, also for the singular of a capitalized plural, the stem of a
-possessive and a name ending in an abbreviation's period: "Jr.").
+It answers from the heuristic's versioned name index
+(:class:`~vba_assets.domain.heuristics.name_index.NameIndex`), never from the world database: every
+creature name of every locale the index holds is known, so nothing is "seen" or "truncated" any
+more, and a plan depends only on the request and the index its reply names. Index entries map to
+the configured catalogs of entity type ``creature``: a primary name to the ``name`` catalogs, a
+localized name (with its ``locale``) to the ``localized_name`` catalogs. Every run of one to
+:data:`MAX_NAME_WORDS` consecutive words of the report is compared with the index (exact equality
+after :func:`~vba_assets.domain.catalog.matching.normalize_for_match`, also for the singular of a
+capitalized plural, the stem of a possessive and a name ending in an abbreviation's period:
+"Jr.").
 
-What it cannot do: a name is found only if one of its words was searched and the name came back
-within the row limit (a name whose every word is common can fall off a truncated search; the
-planner then searches the whole phrase once). A word written with a different apostrophe than
-the catalog's is searched in unified form, but the controller's later search uses the report's
-own spelling. Chinese or Japanese text without spaces is one word per run and is not segmented.
-An English report that writes a name in another language without non-ASCII letters ("Lardeur")
-is not searched in the localized catalogs.
+What it cannot do: Chinese or Japanese text without spaces is one word per run and is not
+segmented; names the index does not hold (an operator's custom creatures) are not recognised.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.catalog.world import CatalogSearch, Scalar
+from vba_assets.domain.heuristics.inflection import inflects
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
-from vba_assets.domain.heuristics.search_words import (
-    catalogs_for,
-    search_form,
-    significant_words,
-)
+from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -42,9 +31,6 @@ from vba_assets.domain.heuristics.spans import (
 )
 from vba_assets.domain.prompting.stage_context import CatalogView
 
-GAZETTEER_ROW_LIMIT = 50
-MAX_GAZETTEER_SEARCHES = 40
-MAX_LOCALIZED_SEARCHES = 16
 MAX_NAME_WORDS = 6
 
 
@@ -64,48 +50,41 @@ class CatalogName:
         return self.locale[:2].casefold() if self.locale else None
 
 
-def row_locale(data: Mapping[str, Scalar]) -> str | None:
-    """The locale of a catalog row: its data column named ``locale`` (any case), if any."""
-    for key, value in data.items():
-        if key.casefold() == "locale" and isinstance(value, str) and len(value) >= 2:
-            return value
-    return None
-
-
-@dataclass(frozen=True)
-class GazetteerSearch:
-    """One contains search the gazetteer made (for the provider's own bookkeeping and tests)."""
-
-    catalog: str
-    term: str
-    rows: int
-    truncated: bool
+#: The entity type the name index describes.
+INDEX_ENTITY_TYPE = "creature"
 
 
 @dataclass
 class Gazetteer:
-    """Catalog names seen by the bounded searches, indexed by normalized name."""
+    """Catalog names of the name index, mapped to the configured creature catalogs."""
 
     catalogs: tuple[CatalogView, ...]
-    names: dict[str, list[CatalogName]] = field(default_factory=dict)
-    searches: list[GazetteerSearch] = field(default_factory=list)
-    truncated_terms: dict[str, bool] = field(default_factory=dict)
+    index: NameIndex
+    _inflection: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
-    def add(
-        self, catalog: CatalogView, identity: int | str, name: str, locale: str | None = None
-    ) -> None:
-        entries = self.names.setdefault(normalize_for_match(name), [])
-        entry = CatalogName(catalog.name, catalog.kind, identity, name, locale)
-        if entry not in entries:
-            entries.append(entry)
+    def _catalogs_of(self, entry: IndexedName) -> list[CatalogView]:
+        kind = "name" if entry.primary else "localized_name"
+        return [
+            c
+            for c in self.catalogs
+            if c.kind == kind and c.entity_type.casefold() == INDEX_ENTITY_TYPE
+        ]
+
+    def has(self, text: str) -> bool:
+        """True when some configured catalog holds a name equal to ``text``."""
+        return bool(self.entries(text))
 
     def entries(self, text: str) -> list[CatalogName]:
-        """Every (catalog, identity, locale) whose seen name equals ``text``."""
-        return list(self.names.get(normalize_for_match(text), []))
+        """Every (catalog, identity, locale) whose name equals ``text``."""
+        return [
+            CatalogName(c.name, c.kind, e.identity, e.name, e.locale or None)
+            for e in self.index.exact(text)
+            for c in self._catalogs_of(e)
+        ]
 
     def exact(self, text: str) -> dict[str, list[int | str]]:
         """``catalog -> identities`` whose name equals ``text`` (catalogs in configured order)."""
-        entries = self.names.get(normalize_for_match(text), [])
+        entries = self.entries(text)
         found: dict[str, list[int | str]] = {}
         for catalog in self.catalogs:
             identities = list(
@@ -116,100 +95,54 @@ class Gazetteer:
         return found
 
     def containing_catalogs(self, text: str) -> list[str]:
-        """Catalogs (configured order) where some seen name contains ``text`` as a substring."""
+        """Catalogs (configured order) where some name contains ``text`` as a substring."""
+        identities = self.index.containing(text, CONTAINING_LIMIT)
+        if not identities:
+            return []
         needle = normalize_for_match(text)
-        hits: list[str] = []
-        for catalog in self.catalogs:
-            if any(
-                needle in normalized and any(e.catalog == catalog.name for e in entries)
-                for normalized, entries in self.names.items()
-            ):
-                hits.append(catalog.name)
-        return hits
+        kinds = {
+            "name" if e.primary else "localized_name"
+            for identity in identities
+            for e in self.index.names_of(identity)
+            if needle in normalize_for_match(e.name)
+        }
+        return [
+            c.name
+            for c in self.catalogs
+            if c.kind in kinds and c.entity_type.casefold() == INDEX_ENTITY_TYPE
+        ]
 
     def containing_entities(self, text: str, limit: int) -> int:
-        """How many distinct entities have a seen name containing ``text`` (stops past ``limit``).
+        """How many distinct entities have a name containing ``text`` (stops past ``limit``)."""
+        return self.index.containing_count(text, limit)
 
-        An entity is (entity type, identity): its translations count once.
-        """
-        needle = normalize_for_match(text)
-        types = {catalog.name: catalog.entity_type for catalog in self.catalogs}
-        found: set[tuple[str, str]] = set()
-        for normalized, entries in self.names.items():
-            if needle in normalized:
-                found.update((types[e.catalog], repr(e.identity)) for e in entries)
-                if len(found) > limit:
-                    break
-        return len(found)
-
-    def seen_names(self) -> list[tuple[str, str]]:
-        """Every distinct seen (name as the catalog writes it, catalog), in the order first seen."""
-        return list(
-            dict.fromkeys((e.name, e.catalog) for entries in self.names.values() for e in entries)
-        )
+    def inflection_names(self, language: str) -> list[tuple[str, str]]:
+        """(name, catalog) pairs of the names an inflected mention in ``language`` may stem
+        from: the primary names and the names of ``language``'s locales; none for a language
+        whose names are not compared by stem (:func:`~.inflection.inflects`)."""
+        if not inflects(language):
+            return []
+        found = self._inflection.get(language)
+        if found is None:
+            pairs: dict[tuple[str, str], None] = {}
+            for entry in self.index.names_in(language):
+                for catalog in self._catalogs_of(entry):
+                    pairs[(entry.name, catalog.name)] = None
+            found = self._inflection[language] = list(pairs)
+        return found
 
     def fully_truncated(self, word: str) -> bool:
-        """True when every search for ``word`` was cut at the row limit (the index may miss names)."""
-        return self.truncated_terms.get(search_form(word).casefold(), False)
+        """Never: the index holds every name (kept for the admission rules' wording)."""
+        return False
 
 
-def run_searches(
-    gazetteer: Gazetteer,
-    search: CatalogSearch,
-    terms: Sequence[tuple[str, Sequence[CatalogView]]],
-) -> None:
-    """Search each term in its catalogs while the budgets last (never the same search twice).
-
-    A term that does not fit the budgets any more loses its localized catalogs first; the pass
-    ends at the first term that does not fit even then.
-    """
-    done = {(s.catalog, s.term.casefold()) for s in gazetteer.searches}
-    kinds = {c.name: c.kind for c in gazetteer.catalogs}
-    for term, catalogs in terms:
-        todo = [c for c in catalogs if (c.name, term.casefold()) not in done]
-        localized = sum(1 for s in gazetteer.searches if kinds.get(s.catalog) != "name")
-        if localized + sum(1 for c in todo if c.kind != "name") > MAX_LOCALIZED_SEARCHES or (
-            len(gazetteer.searches) + len(todo) > MAX_GAZETTEER_SEARCHES
-        ):
-            todo = [c for c in todo if c.kind == "name"]
-        if not todo:
-            continue
-        if len(gazetteer.searches) + len(todo) > MAX_GAZETTEER_SEARCHES:
-            break
-        truncated_everywhere = True
-        for catalog in todo:
-            result = search.contains_search(catalog.name, term, GAZETTEER_ROW_LIMIT)
-            for row in result.rows:
-                gazetteer.add(catalog, row.identity, row.name, row_locale(row.data))
-            gazetteer.searches.append(
-                GazetteerSearch(catalog.name, term, len(result.rows), result.truncated)
-            )
-            done.add((catalog.name, term.casefold()))
-            truncated_everywhere = truncated_everywhere and result.truncated
-        gazetteer.truncated_terms[term.casefold()] = truncated_everywhere
+#: How many entities :meth:`Gazetteer.containing_catalogs` looks at.
+CONTAINING_LIMIT = 50
 
 
-def build_gazetteer(
-    sources: Sequence[SourceText],
-    catalogs: Sequence[CatalogView],
-    search: CatalogSearch,
-    *,
-    english: bool,
-    language: str | None = None,
-) -> Gazetteer:
-    """One contains search per significant word and catalog, within the budget.
-
-    Localized catalogs (the large tables) are searched only for the words of :class:`Word` that
-    are ``localized``: a translated name is written like a name, and an English report names
-    English names, which the primary catalog holds.
-    """
-    gazetteer = Gazetteer(tuple(catalogs))
-    terms = [
-        (word.form, catalogs_for(word.form, catalogs, english=english, localized=word.localized))
-        for word in significant_words(sources, english=english, language=language)
-    ]
-    run_searches(gazetteer, search, terms)
-    return gazetteer
+def build_gazetteer(catalogs: Sequence[CatalogView], index: NameIndex) -> Gazetteer:
+    """The gazetteer of ``index`` for the configured ``catalogs``."""
+    return Gazetteer(tuple(catalogs), index)
 
 
 def _name_word_before(source: SourceText, index: int) -> bool:
@@ -266,7 +199,7 @@ def _window_spans(source: SourceText, first: int, last: int, gazetteer: Gazettee
     found: list[Span] = []
     for end, kind in _variants(source.tokens[last], source.text):
         text = source.text[tokens[0].start : end]
-        if normalize_for_match(text) not in gazetteer.names:
+        if not gazetteer.has(text):
             continue
         if capitalized and not title_case:
             if _name_word_before(source, first):

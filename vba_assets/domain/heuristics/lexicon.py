@@ -61,7 +61,8 @@ STOPWORDS = _words(
     """
     # French, Spanish, Russian (a few)
     """le la les un une des du de et ou mais pas je tu il elle nous vous ils elles est sont
-    dans sur avec pour par ne que qui el los las y o pero no yo en con por para que и в не на
+    dans sur avec pour par ne que qui el los las y o pero no yo en con por para que una uno unos
+    unas del al lo se su sus es está están muy más и в не на
     я он она мы вы они что это с по"""
 )
 
@@ -126,6 +127,31 @@ TEMPLATE_LABELS = frozenset(
         "tatsächlich",
         "schritte",
         "beschreibung",
+        # real tracker templates
+        "current behaviour",
+        "current behavior",
+        "expected blizzlike behaviour",
+        "decription",
+        "how it works",
+        "how it should work",
+        "source",
+        "sources",
+        "links",
+        "link",
+        "what is happening",
+        "what should happen",
+        "server revision",
+        "operating system",
+        "branch(es)",
+        "tdb version",
+        "steps to reproduce the problem",
+        "additional context",
+        "extra notes",
+        "npc info",
+        "описание",
+        "étapes de reproduction",
+        "comportement attendu",
+        "descripción",
     }
 )
 
@@ -262,3 +288,8 @@ GAME_TERMS = _words(
 def is_game_term(text: str) -> bool:
     """True when ``text`` (case-insensitive, any spacing) is a profession, skill or class name."""
     return " ".join(text.casefold().split()) in GAME_TERMS
+
+
+def foreign_looking(text: str) -> bool:
+    """True when ``text`` has a non-ASCII letter (an English name never has one)."""
+    return any(ord(char) > 127 and char.isalpha() for char in text)

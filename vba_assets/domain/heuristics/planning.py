@@ -42,26 +42,29 @@ the farm") yields no search.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.catalog.world import CatalogSearch
-from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
+from vba_assets.domain.heuristics.admission import admit_terms, common_noun, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
     Gazetteer,
     build_gazetteer,
     catalog_name_spans,
-    run_searches,
 )
 from vba_assets.domain.heuristics.inflection import inflected_spans
-from vba_assets.domain.heuristics.lexicon import guess_language, is_stopword
-from vba_assets.domain.heuristics.roles import RoleCues, zone_like
-from vba_assets.domain.heuristics.search_words import catalogs_for
+from vba_assets.domain.heuristics.lexicon import guess_language
+from vba_assets.domain.heuristics.markup import read_markup
+from vba_assets.domain.heuristics.misspellings import misspelled_term
+from vba_assets.domain.heuristics.name_index import NameIndex
+from vba_assets.domain.heuristics.references import attach_references
+from vba_assets.domain.heuristics.roles import RoleCues, RoleReader, zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
-from vba_assets.domain.heuristics.terms import Term, fold, group_terms, report_facts
+from vba_assets.domain.heuristics.terms import ReportFacts, Term, group_terms, report_facts
 from vba_assets.domain.prompting.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.resolution.models import (
+    IdentityReference,
     MentionCitation,
     ProposedSearch,
     ResolutionPlanOutput,
     SearchRole,
+    UnsearchedName,
 )
 
 MAX_MENTIONS = 8
@@ -94,38 +97,20 @@ def _inside(span: Span, others: Sequence[Span], *, strict_container: bool) -> bo
 def collect_spans(
     sources: Sequence[SourceText],
     catalogs: Sequence[CatalogView],
-    search: CatalogSearch | None,
+    index: NameIndex | None,
     language: str,
 ) -> tuple[list[Span], Gazetteer | None]:
-    """Steps 1-2: text spans, and with a catalog search the catalog-name spans that win over them."""
+    """Steps 1-2: text spans, and with a name index the catalog-name spans that win over them."""
     spans = extract_spans(sources)
-    if search is None:
+    if index is None:
         singulars = {(s.source, s.start, s.end) for s in spans if s.kind == "singular"}
         spans = [s for s in spans if (s.source, s.start, s.end - 1) not in singulars]
         return mark_compounds(spans, sources), None
-    gazetteer = build_gazetteer(
-        sources, catalogs, search, english=language == "en", language=language
-    )
-    phrases: dict[str, str] = {}
-    for span in spans:
-        words = _WORD.findall(span.text)
-        if (
-            span.kind in _TEXT_KINDS
-            and len(words) > 1
-            and not gazetteer.exact(span.text)
-            and all(gazetteer.fully_truncated(w) or is_stopword(w) for w in words)
-        ):
-            phrases.setdefault(fold(span.text), span.text)
-    english = language == "en"
-    run_searches(
-        gazetteer,
-        search,
-        [(phrase, catalogs_for(phrase, catalogs, english=english)) for phrase in phrases.values()],
-    )
+    gazetteer = build_gazetteer(catalogs, index)
     names = catalog_name_spans(sources, gazetteer)
     inflected = [
         s
-        for s in inflected_spans(sources, gazetteer.seen_names(), language)
+        for s in inflected_spans(sources, gazetteer.inflection_names(language), language)
         if not _inside(s, names, strict_container=False)
     ]
     names = [s for s in names if not _inside(s, inflected, strict_container=False)] + inflected
@@ -137,10 +122,22 @@ def collect_spans(
     return mark_compounds(ordered, sources), gazetteer
 
 
+def informativeness(term: Term) -> int:
+    """How much a search for ``term`` can tell (lower first; step 5 of the module docstring):
+    0 an identity the report links or writes whose names its words agree with; 1 a unique
+    strong exact catalog name; 2 other exact or inflected names; 3 a literal part of a misspelled
+    name; 4 a link whose words do not match its identity, or a link without words; 5 the rest."""
+    if term.reference is not None:
+        return 0 if term.reference.agrees else 4
+    if term.exact_class < 2:
+        return 1 + term.exact_class
+    return 3 if term.misspelling is not None else 5
+
+
 def rank_terms(terms: Sequence[Term]) -> list[Term]:
     """Step 5's order (see the module docstring)."""
     words = {term.key: term.words for term in terms}
-    lengths = sorted({len(w) for w in words.values()})
+    lengths = sorted({len(w) for w in words.values()}) or [0]
 
     def key(term: Term) -> tuple[int, int, int, tuple[int, int, int], str]:
         own = words[term.key]
@@ -148,7 +145,7 @@ def rank_terms(terms: Sequence[Term]) -> list[Term]:
             _is_part(own, other) for other in words.values()
         )
         cue = 0 if term.cues.any_subject_cue else 1
-        return (term.exact_class, cue, int(part_of_other), term.first, term.key)
+        return (informativeness(term), cue, int(part_of_other), term.first, term.key)
 
     return sorted(terms, key=key)
 
@@ -159,8 +156,19 @@ def _primary_first(catalog_names: Sequence[str], catalogs: Sequence[CatalogView]
     return ordered[0] if ordered else None
 
 
+def _of_kind(kind: str, catalogs: Sequence[CatalogView]) -> str | None:
+    return next((c.name for c in catalogs if c.kind == kind), None)
+
+
 def choose_catalog(term: Term, catalogs: Sequence[CatalogView], language: str) -> str:
     """Step 6 (see the module docstring)."""
+    fixed = term.reference.catalog_kind if term.reference is not None else None
+    if fixed is None and term.misspelling is not None:
+        fixed = term.misspelling.catalog_kind
+    if fixed is not None:
+        chosen_kind = _of_kind(fixed, catalogs)
+        if chosen_kind is not None:
+            return chosen_kind
     strong = term.strong_exact
     unique = [name for name, ids in strong.items() if len(ids) == 1]
     weak_unique = [n for n, ids in term.exact.items() if n not in strong and len(ids) == 1]
@@ -203,73 +211,169 @@ def _own_name(term: Term, container: Term) -> bool:
     return any(not _inside(span, container.spans, strict_container=False) for span in term.spans)
 
 
+def _citation(span: Span) -> MentionCitation:
+    return MentionCitation(source=span.source, quote=span.text, start=span.start, end=span.end)
+
+
+def _reference(term: Term) -> IdentityReference | None:
+    if term.reference is None:
+        return None
+    return IdentityReference(identity=term.reference.identity, link=_citation(term.reference.link))
+
+
+def _nameworthy(term: Term) -> bool:
+    """Whether a term left over ``max_searches`` is a name worth listing as an unknown."""
+    return term.reference is not None or term.exact_class < 2 or term.misspelling is not None
+
+
 def select_searches(
-    ranked: Sequence[Term], catalogs: Sequence[CatalogView], language: str, max_searches: int
-) -> list[ProposedSearch]:
-    """Steps 5-7: take terms in rank order, choose catalogs and roles, cite the mentions."""
+    ranked: Sequence[Term],
+    catalogs: Sequence[CatalogView],
+    language: str,
+    max_searches: int,
+    roles: RoleReader | None = None,
+) -> tuple[list[ProposedSearch], list[UnsearchedName]]:
+    """Steps 5-7: take terms in rank order, choose catalogs and roles, cite the mentions; the
+    name-like terms left over ``max_searches`` are returned as unsearched names."""
     chosen: list[tuple[Term, str]] = []
+    left: list[Term] = []
     cues: dict[str, RoleCues] = {}
-    seen: set[tuple[str, str]] = set()
+    seen: set[tuple[str, str, int]] = set()
     for term in ranked:
         own = term.words
-        container = next((t for t, _ in chosen if _is_part(own, t.words)), None)
+        container = next(
+            (t for t, _ in chosen if term.reference is None and _is_part(own, t.words)), None
+        )
         if container is not None and not _own_name(term, container):
             cues[container.key] = cues[container.key] + term.cues
             continue
         if len(chosen) >= max_searches:
+            if _nameworthy(term) and not any(_is_part(own, t.words) for t in left):
+                left.append(term)
             continue
         catalog = choose_catalog(term, catalogs, language)
-        if (term.key, catalog) in seen:
+        identity = term.reference.identity if term.reference is not None else 0
+        if (term.key, catalog, identity) in seen:
             continue
-        seen.add((term.key, catalog))
+        seen.add((term.key, catalog, identity))
         chosen.append((term, catalog))
         cues[term.key] = term.cues
     by_name = {c.name: c for c in catalogs}
-    roles = [_role(term, cues[term.key], by_name.get(catalog)) for term, catalog in chosen]
-    if "affected_subject" not in roles:
+    if roles is not None:
+        roles.anchor([term for term, _ in chosen], [cues[term.key] for term, _ in chosen])
+    assigned = [
+        roles.role(term, cues[term.key]) if roles is not None else None for term, _ in chosen
+    ]
+    chosen_roles = [
+        role or _role(term, cues[term.key], by_name.get(catalog))
+        for (term, catalog), role in zip(chosen, assigned, strict=True)
+    ]
+    if roles is None and "affected_subject" not in chosen_roles:
         order = sorted(range(len(chosen)), key=lambda i: chosen[i][0].first)
-        fallback = next((i for i in order if roles[i] == "other_context"), None)
+        fallback = next((i for i in order if chosen_roles[i] == "other_context"), None)
         if fallback is not None and not zone_like(chosen[fallback][0].text):
-            roles[fallback] = "affected_subject"
-    return [
+            chosen_roles[fallback] = "affected_subject"
+    searches = [
         ProposedSearch(
-            term=term.text,
+            term=term.search_text,
             catalog=catalog,
             role=role,
-            mentions=[
-                MentionCitation(source=s.source, quote=s.text, start=s.start, end=s.end)
-                for s in term.spans[:MAX_MENTIONS]
-            ],
+            mentions=[_citation(s) for s in term.spans[:MAX_MENTIONS]],
+            reference=_reference(term),
         )
-        for (term, catalog), role in zip(chosen, roles, strict=True)
+        for (term, catalog), role in zip(chosen, chosen_roles, strict=True)
     ]
+    unsearched = [
+        UnsearchedName(
+            term=term.search_text,
+            mentions=[_citation(s) for s in term.spans[:MAX_MENTIONS]],
+            role=(roles.role(term, term.cues) if roles is not None else None)
+            or _role(term, term.cues, None),
+        )
+        for term in left
+    ]
+    return searches, unsearched
 
 
-def plan_searches(context: PlanStageContext, search: CatalogSearch | None) -> ResolutionPlanOutput:
+#: Most mentions of one report that are compared with the whole index for a misspelling.
+MAX_MISSPELLING_LOOKUPS = 8
+
+
+def _covered(span: Span, others: Sequence[Span]) -> bool:
+    """True when ``span`` lies inside (or equals) one of ``others`` of its source."""
+    return any(
+        o.source == span.source and o.start <= span.start and span.end <= o.extent for o in others
+    )
+
+
+def misspellings(
+    grouped: Sequence[Term], kept: Sequence[Term], index: NameIndex, facts: ReportFacts
+) -> list[Term]:
+    """Sub-span terms for capitalized mentions that no catalog name equals or contains
+    (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places or possessive
+    parts of other names, not inside a kept term's mention, first mentions first."""
+    taken = [span for term in kept for span in term.spans]
+    found: list[Term] = []
+    looked = 0
+    for term in grouped:
+        if looked >= MAX_MISSPELLING_LOOKUPS:
+            break
+        if (
+            term.reference is not None
+            or term.exact
+            or term.containing
+            or term.weak
+            or not term.proper
+            or not any(span.kind in ("run", "quoted", "subrun") for span in term.spans)
+            or all(span.compound for span in term.spans)
+            or common_noun(term, facts)
+            or zone_like(term.text)
+            or any(_covered(span, taken) for span in term.spans)
+        ):
+            continue
+        looked += 1
+        narrowed = misspelled_term(term, index)
+        if narrowed is not None and all(t.key != narrowed.key for t in found):
+            found.append(narrowed)
+    return found
+
+
+def plan_searches(context: PlanStageContext, index: NameIndex | None) -> ResolutionPlanOutput:
     """The heuristic plan of one case (see the module docstring).
 
     Args:
         context: the readable sources, the catalogs the plan may name, ``max_searches``.
-        search: the read-only catalog search for the gazetteer pass, or None to skip it.
-
-    Raises:
-        ResearchUnavailable: from ``search`` when the database cannot be reached.
+        index: the name index of the gazetteer step, or None to skip it.
     """
     catalogs = list(context.catalogs)
     if not catalogs or context.max_searches < 1:
         return ResolutionPlanOutput(searches=[])
     sources = [
-        tokenize_source(source.alias, order, source.text)
+        tokenize_source(source.alias, order, source.text, read_markup(source.text))
         for order, source in enumerate(context.sources)
         if source.readable and source.text
     ]
     language = guess_language([t.text for s in sources for t in s.tokens])
-    spans, gazetteer = collect_spans(sources, catalogs, search, language)
+    spans, gazetteer = collect_spans(sources, catalogs, index, language)
     location_catalog = any(
         word in catalog.entity_type.casefold() for catalog in catalogs for word in _LOCATION_TYPES
     )
     facts = report_facts(sources, catalogs, location_catalog, language)
     grouped = group_terms(spans, sources, gazetteer, language)
     terms = admit_terms(grouped, gazetteer, facts, language)
-    searches = select_searches(rank_terms(terms), catalogs, language, context.max_searches)
-    return ResolutionPlanOutput(searches=searches)
+    readers = None
+    if index is not None and gazetteer is not None:
+        admitted = {id(term) for term in terms}
+        linked = attach_references(grouped, sources, index, language)
+        terms = [
+            *terms,
+            *(t for t in grouped if t.reference is not None and id(t) not in admitted),
+            *linked,
+        ]
+        terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
+        terms += misspellings(grouped, terms, index, facts)
+        readers = RoleReader(sources, index, gazetteer)
+    searches, unsearched = select_searches(
+        rank_terms(terms), catalogs, language, context.max_searches, readers
+    )
+    return ResolutionPlanOutput(searches=searches, unsearched=unsearched)

@@ -25,6 +25,7 @@ it looks like a verb, "-ed"/"-ing"); German capitalizes every noun, so without t
 German report yields many non-name spans; lower-case names are found only by the catalog pass.
 """
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,7 @@ from vba_assets.domain.heuristics.lexicon import (
     is_stopword,
     is_title_case_line,
 )
+from vba_assets.domain.heuristics.markup import Markup
 
 #: Characters that join two word parts into one word: apostrophes and hyphens.
 JOINERS = frozenset("'’ʼ‘-‐")
@@ -46,7 +48,10 @@ _OPENERS = {"[": "]", "<": ">"}
 _MAX_PARTICLES = 2
 _MAX_QUOTED_WORDS = 6
 _MAX_SPAN_CHARS = 100
-_LABEL = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)?([^\W\d_][^\n:]{0,38}?)\s*:")
+_LABEL = re.compile(
+    r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?([^\W\d_][^\n:*]{0,38}?)(?:\*\*|__)?\s*:"
+    r"(?:\*\*|__)?"
+)
 _QUOTED = re.compile(r'"([^"\n]{1,200})"|“([^”\n]{1,200})”|„([^“”\n]{1,200})[“”]|«([^»\n]{1,200})»')
 _TRAILING_PUNCTUATION = ".,;:!?…"
 _SENTENCE_END = ".!?:;]"
@@ -88,6 +93,21 @@ class SourceText:
     text: str
     tokens: tuple[Token, ...]
     title_case_lines: frozenset[int]
+    markup: Markup | None = None
+
+    @property
+    def prose(self) -> str:
+        """The text with its hidden markup (link targets, URLs, comments, HTML) blanked out by
+        spaces: the same offsets, but the sentence reads "[Mankrik]   gave me ..." the way a
+        reader sees it (the role cues read this)."""
+        if self.markup is None or not self.markup.hidden:
+            return self.text
+        chars = list(self.text)
+        for start, end in self.markup.hidden:
+            for index in range(max(0, start), min(end, len(chars))):
+                if chars[index] != "\n":
+                    chars[index] = " "
+        return "".join(chars)
 
 
 @dataclass(frozen=True)
@@ -149,10 +169,18 @@ def _line_starts(text: str) -> list[int]:
     return [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
 
-def _readable_start(line: str) -> int | None:
-    """Offset in ``line`` where reading starts: None for a heading, after a template label."""
-    if line.lstrip().startswith("#"):
-        return None
+def _readable_start(line: str, headings: bool = False) -> int | None:
+    """Offset in ``line`` where reading starts: after a template label; for a heading, None
+    (or, with ``headings``, after its ``#`` marks unless it is a template label)."""
+    stripped = line.lstrip()
+    if stripped.startswith("#"):
+        if not headings:
+            return None
+        rest = stripped.lstrip("#")
+        label = " ".join(rest.strip(" \t*_:#").casefold().split())
+        if label in TEMPLATE_LABELS:
+            return None
+        return len(line) - len(rest)
     match = _LABEL.match(line)
     if match and " ".join(match.group(1).casefold().split()) in TEMPLATE_LABELS:
         return match.end()
@@ -168,8 +196,19 @@ def _sentence_initial(text: str, start: int, line_start: int) -> bool:
     return index < line_start or text[index] in _SENTENCE_END
 
 
-def tokenize_source(alias: str, order: int, text: str) -> SourceText:
-    """Split one source into :class:`Token` words (see the module docstring for what is skipped)."""
+def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = None) -> SourceText:
+    """Split one source into :class:`Token` words (see the module docstring for what is skipped).
+
+    With ``markup`` (:func:`~.markup.read_markup`): words in hidden ranges (template comments,
+    HTML, URLs, image syntax) are not read, and the brackets of a markdown link text do not
+    enclose it (``[Mankrik](...)`` is read like prose; ``[Mankrik]`` alone stays enclosed).
+    """
+    hidden = _Ranges(markup.hidden if markup is not None else [])
+    bracket_free = (
+        {s - 1 for s, _ in markup.link_texts} | {e for _, e in markup.link_texts}
+        if markup is not None
+        else set()
+    )
     tokens: list[Token] = []
     title_lines: set[int] = set()
     starts = _line_starts(text)
@@ -177,15 +216,23 @@ def tokenize_source(alias: str, order: int, text: str) -> SourceText:
         line_end = text.find("\n", line_start)
         line_end = len(text) if line_end < 0 else line_end
         line = text[line_start:line_end]
-        skip = _readable_start(line)
+        skip = _readable_start(line, headings=markup is not None)
         if skip is None:
             continue
+        heading = line.lstrip().startswith("#")
         if is_title_case_line(line[skip:]):
             title_lines.add(line_number)
         depth: dict[str, int] = {"[": 0, "<": 0}
         position = line_start + skip
         while position < line_end:
             char = text[position]
+            if position in bracket_free:
+                position += 1
+                continue
+            skip_to = hidden.end_at(position)
+            if skip_to is not None:
+                position = max(position + 1, skip_to)
+                continue
             if char in _OPENERS:
                 depth[char] += 1
             elif char in ("]", ">"):
@@ -213,11 +260,32 @@ def tokenize_source(alias: str, order: int, text: str) -> SourceText:
                     cased=first.lower() != first.upper(),
                     has_digit=any(c.isdigit() for c in word),
                     enclosed=depth["["] > 0 or depth["<"] > 0,
-                    sentence_initial=_sentence_initial(text, position, line_start),
+                    sentence_initial=heading or _sentence_initial(text, position, line_start),
                 )
             )
             position = end
-    return SourceText(alias, order, text, tuple(tokens), frozenset(title_lines))
+    return SourceText(alias, order, text, tuple(tokens), frozenset(title_lines), markup)
+
+
+class _Ranges:
+    """``[start, end)`` ranges, merged; which one covers a position (binary search)."""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(ranges):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            elif end > start:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def end_at(self, position: int) -> int | None:
+        """The end of the merged range that covers ``position``, or None."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        if index >= 0 and position < self._ends[index]:
+            return self._ends[index]
+        return None
 
 
 def plain_gap(text: str, left: Token, right: Token) -> bool:
@@ -358,6 +426,8 @@ def _quoted_spans(source: SourceText) -> Iterator[Span | None]:
     for match in _QUOTED.finditer(source.text):
         group = next(index for index in range(1, 5) if match.group(index) is not None)
         start, end = match.start(group), match.end(group)
+        if source.markup is not None and source.markup.is_hidden(start, end):
+            continue
         while start < end and source.text[start].isspace():
             start += 1
         while end > start and (

@@ -18,14 +18,14 @@ What it cannot do: a localized catalog without a ``locale`` data column gives no
 in a non-English report such a match counts as strong.
 """
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vba_assets.domain.catalog.names import tokenize
 from vba_assets.domain.heuristics.gazetteer import Gazetteer
-from vba_assets.domain.heuristics.lexicon import NOUN_CAPITALIZING
+from vba_assets.domain.heuristics.lexicon import NOUN_CAPITALIZING, foreign_looking
 from vba_assets.domain.heuristics.roles import RoleCues, mention_cues
-from vba_assets.domain.heuristics.search_words import foreign_looking
 from vba_assets.domain.heuristics.spans import SourceText, Span
 from vba_assets.domain.prompting.stage_context import CatalogView
 
@@ -33,6 +33,33 @@ from vba_assets.domain.prompting.stage_context import CatalogView
 PLURAL_KINDS = frozenset({"singular", "catalog_singular"})
 #: Span kinds of :mod:`.inflection`: a several-word name, a one-word name.
 INFLECTED_KINDS = frozenset({"inflected", "inflected_word"})
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The identity a report gives for a term: a database link or an id beside the name.
+
+    ``link`` is the span that holds the digits (the URL, or the number); ``agrees``: the index
+    holds a name of ``identity`` that the report's words for it agree with (in ``catalog_kind``:
+    ``name`` for a primary name, ``localized_name`` for a locale's); ``strong``: a database link
+    (a bare number counts only when it agrees).
+    """
+
+    identity: int
+    link: Span
+    agrees: bool
+    catalog_kind: str = "name"
+    strong: bool = True
+
+
+@dataclass(frozen=True)
+class Misspelling:
+    """A term that is a literal part of a misspelled mention: the name it is closest to."""
+
+    name: str
+    identity: int
+    score: float
+    catalog_kind: str = "name"
 
 
 @dataclass
@@ -45,11 +72,25 @@ class Term:
     weak_catalogs: frozenset[str] = frozenset()
     containing: list[str] = field(default_factory=list)
     cues: RoleCues = field(default_factory=RoleCues)
+    #: The identity the report links or writes for this term (an identity-reference search).
+    reference: Reference | None = None
+    #: Set when the term is a literal part of a misspelled mention (:mod:`.misspellings`).
+    misspelling: Misspelling | None = None
+    #: The literal part of the mentions that is searched, when it is not the whole mention (a
+    #: misspelled name is searched by the part a catalog name contains; the mentions stay whole).
+    narrow: str | None = None
 
     @property
     def text(self) -> str:
         """The surface form: the first mention with a capital letter, else the first mention."""
         return next((s.text for s in self.spans if s.text != s.text.lower()), self.spans[0].text)
+
+    @property
+    def search_text(self) -> str:
+        """The term a search uses: the text, or a link-only term's identity digits."""
+        if self.reference is not None and any(s.kind == "link_only" for s in self.spans):
+            return str(self.reference.identity)
+        return self.narrow or self.text
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -134,7 +175,7 @@ def group_terms(
 
     A plural mention ("the Defias Thugs") takes no quest-giver cue: a giver is one NPC.
     """
-    texts = {source.alias: source.text for source in sources}
+    texts = {source.alias: source.prose for source in sources}
     terms: dict[str, Term] = {}
     for span in spans:
         term = terms.setdefault(fold(span.text), Term(fold(span.text), []))
@@ -168,6 +209,15 @@ class ReportFacts:
     location_catalog: bool = False
     noun_capitals: bool = False
     primary: frozenset[str] = frozenset()
+    #: ``(source, offset)`` of words right after an article ("the normal realm": a common noun
+    #: phrase when written in lower case).
+    after_article: frozenset[tuple[str, int]] = frozenset()
+    #: ``(source, offset)`` of words right after a quest word ("Quest The Heart of Hakkar",
+    #: "[Quest] Are We There, Yeti?": a quest title, not a creature).
+    after_quest: frozenset[tuple[str, int]] = frozenset()
+    #: ``(source, start, end)`` of link texts whose link is a quest, item, spell or other
+    #: non-creature database page.
+    other_links: frozenset[tuple[str, int, int]] = frozenset()
 
 
 def report_facts(
@@ -191,10 +241,63 @@ def report_facts(
                 starts += 1
                 lowercase_starts += 0 if token.capitalized else 1
     casual = pronoun or (starts >= 2 and lowercase_starts * 2 >= starts)
+    after_article: set[tuple[str, int]] = set()
+    after_quest: set[tuple[str, int]] = set()
+    other_links: set[tuple[str, int, int]] = set()
+    for source in sources:
+        tokens = source.tokens
+        for index, (before, token) in enumerate(itertools.pairwise(tokens)):
+            gap = source.text[before.end : token.start]
+            if before.line != token.line or len(gap) > 3:
+                continue
+            word = before.text.casefold()
+            if word in ARTICLES and gap.strip() == "":
+                after_article.add((source.alias, token.start))
+            if word in QUEST_WORDS and gap.strip(" :]-") == "":
+                after_quest.add((source.alias, token.start))
+                following = tokens[index + 2] if index + 2 < len(tokens) else None
+                if token.text.casefold() in ARTICLES and following is not None:
+                    after_quest.add((source.alias, following.start))
+        if source.markup is not None:
+            other_links.update((source.alias, s, e) for s, e in source.markup.other_link_texts)
     return ReportFacts(
         frozenset(lowercase),
         casual,
         location_catalog,
         language in NOUN_CAPITALIZING,
         frozenset(c.name for c in catalogs if c.kind == "name"),
+        frozenset(after_article),
+        frozenset(after_quest),
+        frozenset(other_links),
     )
+
+
+#: Articles before a lower-case common noun phrase.
+ARTICLES = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "le",
+        "la",
+        "les",
+        "un",
+        "une",
+        "el",
+        "los",
+        "las",
+    ]
+)
+#: Words that introduce a quest title.
+QUEST_WORDS = frozenset(
+    ["quest", "quests", "quête", "misión", "mision", "aufgabe", "задание", "квест"]
+)

@@ -1,0 +1,198 @@
+"""The heuristic's name index: every creature name it knows, versioned and hashed (pure logic).
+
+The heuristic planner decides which spans of a report are creature names by looking them up here,
+never in the world database: a plan is then a function of the request and of this index alone,
+and the index is named (:attr:`NameIndex.label`) in every reply the heuristic gives, so replay and
+verification never need the database and a changed index is visible in the records. The index is
+built from rows the caller reads (``resources/llm/heuristic_index.py`` reads the packaged demo
+world data: ``creature_template`` names, ``creature_template_locale`` names of every locale and
+the two quest relation tables); :attr:`NameIndex.sha256` is the sha256 of those source files'
+pinned hashes and :data:`INDEX_FORMAT`, so equal labels mean equal contents.
+
+What it answers, all by :func:`~vba_assets.domain.catalog.names.normalize_for_match` forms:
+
+* :meth:`NameIndex.exact`: the entries whose name equals a text (any locale);
+* :meth:`NameIndex.names_of`: every name of an identity (the names a link's id stands for);
+* :meth:`NameIndex.containing`: how many entities have a name containing a text (how
+  distinctive a word is; a contains search for it would return that many entities);
+* :meth:`NameIndex.closest`: the nearest names of a misspelled text (RapidFuzz, Indel ratio);
+* :meth:`NameIndex.quest_giver`: whether an identity starts or ends some quest
+  (``creature_queststarter``/``creature_questender``).
+
+What it cannot do: it knows the packaged catalog only. An operator's database with other or
+custom creatures is searched by the controller as always, but the heuristic does not know those
+names (it proposes what the packaged catalog holds, and capitalized names it cannot place).
+"""
+
+import bisect
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from vba_assets.domain.catalog.names import normalize_for_match, tokenize
+
+#: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
+INDEX_FORMAT = 1
+#: The locale of a primary (``creature_template.name``) entry.
+PRIMARY = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedName:
+    """One name of one identity: ``locale`` is ``""`` for the primary catalog name."""
+
+    identity: int
+    name: str
+    locale: str = PRIMARY
+
+    @property
+    def primary(self) -> bool:
+        return self.locale == PRIMARY
+
+    @property
+    def language(self) -> str:
+        """``"en"`` for a primary name, else the locale's language (``"deDE"`` -> ``"de"``)."""
+        return "en" if self.primary else self.locale[:2].casefold()
+
+
+@dataclass(eq=False)
+class NameIndex:
+    """Every known name, by normalized form and by identity (see the module docstring)."""
+
+    sha256: str
+    by_name: dict[str, tuple[IndexedName, ...]]
+    by_identity: dict[int, tuple[IndexedName, ...]]
+    quest_givers: frozenset[int] = frozenset()
+    _keys: tuple[str, ...] = field(default=(), repr=False)
+    _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
+    _blob: str = field(default="", repr=False)
+    _offsets: list[int] = field(default_factory=list, repr=False)
+    _languages: dict[str, tuple[IndexedName, ...]] = field(default_factory=dict, repr=False)
+
+    @property
+    def label(self) -> str:
+        """``names-<format>-<sha256[:12]>``: how replies name the index they were made with."""
+        return f"names-{INDEX_FORMAT}-{self.sha256[:12]}"
+
+    def exact(self, text: str) -> tuple[IndexedName, ...]:
+        """Every entry whose name equals ``text`` after normalization."""
+        return self.by_name.get(normalize_for_match(text), ())
+
+    def names_of(self, identity: int) -> tuple[IndexedName, ...]:
+        """Every name of ``identity`` (primary first, then locales in order)."""
+        return self.by_identity.get(identity, ())
+
+    def names_in(self, language: str) -> tuple[IndexedName, ...]:
+        """Every primary name and every name of ``language``'s locales (cached)."""
+        found = self._languages.get(language)
+        if found is None:
+            found = self._languages[language] = tuple(
+                entry
+                for entries in self.by_name.values()
+                for entry in entries
+                if entry.locale == PRIMARY or entry.locale[:2].casefold() == language
+            )
+        return found
+
+    def quest_giver(self, identity: int) -> bool:
+        """True when ``identity`` starts or ends at least one quest."""
+        return identity in self.quest_givers
+
+    def keys(self) -> tuple[str, ...]:
+        """Every distinct normalized name, sorted."""
+        if not self._keys:
+            self._keys = tuple(sorted(self.by_name))
+        return self._keys
+
+    def containing(self, text: str, limit: int = 50) -> tuple[int, ...]:
+        """Identities with a name containing ``text`` (normalized), at most ``limit + 1``."""
+        needle = normalize_for_match(text)
+        found = self._contained.get((needle, limit))
+        if found is None:
+            found = self._contained[(needle, limit)] = self._scan(needle, limit)
+        return found
+
+    def _scan(self, needle: str, limit: int) -> tuple[int, ...]:
+        if not needle or "\n" in needle:
+            return ()
+        if not self._blob:
+            keys = self.keys()
+            self._blob = "\n".join(keys)
+            offsets, position = [], 0
+            for key in keys:
+                offsets.append(position)
+                position += len(key) + 1
+            self._offsets = offsets
+        found: dict[int, None] = {}
+        keys, blob, offsets = self.keys(), self._blob, self._offsets
+        position = blob.find(needle)
+        while position >= 0:
+            number = bisect.bisect_right(offsets, position) - 1
+            for entry in self.by_name[keys[number]]:
+                found[entry.identity] = None
+            if len(found) > limit:
+                break
+            following = number + 1
+            if following >= len(offsets):
+                break
+            position = blob.find(needle, offsets[following])
+        return tuple(found)
+
+    def containing_count(self, text: str, limit: int = 50) -> int:
+        """How many identities have a name containing ``text`` (stops past ``limit``)."""
+        return len(self.containing(text, limit))
+
+    def closest(self, text: str, cutoff: float, limit: int = 3) -> list[tuple[str, float]]:
+        """The normalized names most similar to ``text`` (Indel ratio 0-100, at least
+        ``cutoff``), best first; ties by name."""
+        query = normalize_for_match(text)
+        found = process.extract(
+            query, self.keys(), scorer=fuzz.ratio, score_cutoff=cutoff, limit=limit + 5
+        )
+        ranked = sorted(((name, float(score)) for name, score, _ in found), key=_by_score)
+        return ranked[:limit]
+
+
+def _by_score(item: tuple[str, float]) -> tuple[float, str]:
+    return (-item[1], item[0])
+
+
+def index_sha256(sources: Mapping[str, str]) -> str:
+    """The index's hash: :data:`INDEX_FORMAT` and the pinned sha256 of every source file."""
+    payload = json.dumps({"format": INDEX_FORMAT, "sources": dict(sorted(sources.items()))})
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def build_name_index(
+    names: Iterable[IndexedName], quest_givers: Iterable[int], sources: Mapping[str, str]
+) -> NameIndex:
+    """The index of ``names`` (empty names and repeated entries are skipped; the result does not
+    depend on the order of ``names``)."""
+    entries = sorted(
+        {entry for entry in names if entry.name.strip()},
+        key=lambda e: (e.locale, e.identity, e.name),
+    )
+    normalize = normalize_for_match.__wrapped__  # not the small shared cache: 200k names
+    normalized: dict[str, str] = {}
+    by_name: dict[str, list[IndexedName]] = {}
+    by_identity: dict[int, list[IndexedName]] = {}
+    for entry in entries:
+        key = normalized.get(entry.name)
+        if key is None:
+            key = normalized[entry.name] = normalize(entry.name)
+        by_name.setdefault(key, []).append(entry)
+        by_identity.setdefault(entry.identity, []).append(entry)
+    return NameIndex(
+        sha256=index_sha256(sources),
+        by_name={key: tuple(value) for key, value in by_name.items()},
+        by_identity={key: tuple(value) for key, value in by_identity.items()},
+        quest_givers=frozenset(quest_givers),
+    )
+
+
+def words_of(name: str) -> tuple[str, ...]:
+    """The normalized word tokens of a name."""
+    return tuple(tokenize(name))
