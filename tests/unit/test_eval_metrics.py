@@ -1,5 +1,6 @@
 """Every evaluation metric on hand-made pipeline results (no pipeline, no database)."""
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,11 @@ from vba_assets.evaluation.metrics import (
     Counts,
     ObservedCall,
     ObservedSearch,
+    by_language,
     by_tag,
+    by_tracker,
     covers,
+    miss_counts,
     primary_search,
     score_case,
     total,
@@ -22,8 +26,11 @@ from vba_assets.evaluation.report import (
     EvalReport,
     RunInfo,
     baseline_document,
+    compare_markdown,
+    compare_results,
     compare_to_baseline,
     load_baseline,
+    load_results,
 )
 
 
@@ -346,3 +353,106 @@ def test_load_baseline_rejects_malformed_files(tmp_path: Path) -> None:
         assert info.value.code == ErrorCode.EVAL_BASELINE_INVALID
     with pytest.raises(InputError):
         load_baseline(tmp_path / "missing.json")
+
+
+# --- what to act on: why each mention failed, per language and tracker, run against run ----------
+
+
+def test_every_failed_mention_has_its_reason() -> None:
+    case = _case(
+        [
+            ("Hogger", "affected_subject", 448),  # searched, captured, selected: resolved
+            ("Thrall", "affected_subject", 4949),  # no covering search
+            ("Jaina", "affected_subject", 4968),  # searched, not captured
+            ("Onyxia", "affected_subject", 10184),  # captured, not selected
+            ("Ragnaros", "affected_subject", 11502),  # another entry selected
+            ("Wolves", "affected_subject", None),  # null gold, selected anyway
+            ("Kobolds", "affected_subject", None),  # null gold, rightly left alone
+        ]
+    )
+    searches = (
+        _search("Q1", "Hogger", status="selected", selected=448, candidates=(448,)),
+        _search("Q2", "Jaina", status="ambiguous", candidates=(1,)),
+        _search("Q3", "Onyxia", status="ambiguous", candidates=(10184, 12129)),
+        _search("Q4", "Ragnaros", status="selected", selected=1, candidates=(1, 11502)),
+        _search("Q5", "Wolves", status="selected", selected=299, candidates=(299,)),
+        _search("Q6", "Kobolds", status="ambiguous", candidates=(6,)),
+    )
+    result = score_case(case, CaseObservation("EV-1", searches=searches))
+    assert [m.reason for m in result.mentions] == [
+        None,
+        "not_searched",
+        "not_captured",
+        "not_selected",
+        "wrongly_selected",
+        "selected_without_gold",
+        None,
+    ]
+    assert miss_counts([result]) == {
+        "not_searched": 1,
+        "not_captured": 1,
+        "not_selected": 1,
+        "wrongly_selected": 1,
+        "selected_without_gold": 1,
+    }
+
+
+def test_results_are_grouped_by_language_and_tracker() -> None:
+    results = [
+        score_case(
+            _case([("Hogger", "affected_subject", 448)], language="en", tracker="a/b"),
+            CaseObservation("EV-1"),
+        ),
+        score_case(
+            _case([("Тралл", "affected_subject", 4949)], id="EV-2", language="ru"),
+            CaseObservation("EV-2", searches=(_search("Q1", "Тралл"),)),
+        ),
+    ]
+    assert sorted(by_language(results)) == ["en", "ru"]
+    assert by_language(results)["ru"].covered == 1
+    assert sorted(by_tracker(results)) == ["?", "a/b"]
+
+
+def test_the_report_shows_every_group_and_every_failed_mention() -> None:
+    report = _report(3)
+    doc = report.to_json()
+    assert doc["miss_reasons"]["wrongly_selected"] == 1
+    assert set(doc["by_language"]) == {"?"} and set(doc["by_tracker"]) == {"?"}
+    assert doc["cases"][3]["mentions"][0]["reason"] == "wrongly_selected"
+    markdown = report.markdown()
+    assert "## By language" in markdown and "## By tracker" in markdown
+    assert "| EV-3 | Hogger | 448 | wrongly_selected | 449 |" in markdown
+
+
+def test_compare_lists_the_mentions_whose_outcome_changed(tmp_path: Path) -> None:
+    before, after = _report(3).to_json(), _report(4).to_json()
+    changes, rates = compare_results(before, after)
+    assert [(c.case_id, c.surface, c.before, c.after) for c in changes] == [
+        ("EV-3", "Hogger", "wrong/affected_subject", "correct/affected_subject")
+    ]
+    assert rates["mention_accuracy"] == (0.75, 1.0)
+    markdown = compare_markdown(changes, rates)
+    assert "| EV-3 | Hogger | 448 | wrong/affected_subject | correct/affected_subject |" in markdown
+    assert "| mention_accuracy | 0.750 | 1.000 |" in markdown
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(before), "utf-8")
+    b.write_text("{}", "utf-8")
+    assert load_results(a)["cases"]
+    with pytest.raises(InputError):
+        load_results(b)
+
+
+def test_vba_eval_compare_prints_the_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vba_assets.evaluation.runner import main
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_report(3).to_json()), "utf-8")
+    b.write_text(json.dumps(_report(4).to_json()), "utf-8")
+    assert main(["--compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "## Mentions whose outcome changed (1)" in out and "| EV-3 | Hogger |" in out
+    with pytest.raises(SystemExit) as exited:
+        main([])
+    assert exited.value.code == 2  # --dataset or --compare

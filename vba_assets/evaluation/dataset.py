@@ -85,6 +85,8 @@ class EvalCase(_Lenient):
     body: StrictStr | None = Field(default=None, max_length=MAX_BODY_CHARS)
     reported_at: StrictStr = DEFAULT_REPORTED_AT
     language: StrictStr | None = Field(default=None, min_length=1, max_length=16)
+    #: The issue tracker a real report comes from (``owner/repo``); results are grouped by it.
+    tracker: StrictStr | None = Field(default=None, min_length=1, max_length=200)
     tags: tuple[StrictStr, ...] = ()
     mentions: tuple[GoldMention, ...]
     in_scope: StrictBool | None = None

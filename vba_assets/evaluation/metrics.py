@@ -55,8 +55,8 @@ Every aggregate is a micro-average: numerators and denominators are summed over 
 A rate whose denominator is 0 is ``None``.
 """
 
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
 from vba_assets.domain.case.text import fold
@@ -305,6 +305,35 @@ class MentionResult:
     predicted_role: str | None = None
     candidate_hit: bool | None = None
     selected: Identity | None = None
+    #: Why a gold mention was not resolved (:data:`MISS_REASONS`), None when it was (or when a
+    #: null-gold mention was rightly left unselected).
+    reason: str | None = None
+
+
+#: Why a mention was not resolved, in pipeline order: no search covers it; a search covers it
+#: but the gold entry is not among its captured candidates; the gold entry was captured but
+#: the assessment selected nothing (ambiguous, no_match, or the case stopped before it); another
+#: entry was selected; and, for a null-gold mention, some entry was selected although none fits.
+MISS_REASONS = (
+    "not_searched",
+    "not_captured",
+    "not_selected",
+    "wrongly_selected",
+    "selected_without_gold",
+)
+
+
+def miss_reason(result: "MentionResult") -> str | None:
+    """The :data:`MISS_REASONS` entry of one mention result (None: resolved as it should be)."""
+    if result.gold_entry is None:
+        return "selected_without_gold" if result.outcome == "selected" else None
+    if result.outcome == "correct":
+        return None
+    if result.outcome == "missed":
+        return "not_searched"
+    if result.outcome == "wrong":
+        return "wrongly_selected"
+    return "not_selected" if result.candidate_hit else "not_captured"
 
 
 @dataclass(frozen=True)
@@ -323,6 +352,9 @@ class CaseResult:
     unmatched_terms: tuple[str, ...] = ()
     error_code: str | None = None
     error_message: str | None = None
+    #: The report's language and tracker labels (for the per-language and per-tracker tables).
+    language: str | None = None
+    tracker: str | None = None
 
 
 def normalize_identity(identity: Identity) -> Identity:
@@ -418,7 +450,10 @@ def _date_counts(case: EvalCase, observed: ObservedInterpretation | None) -> tup
 def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
     """Metrics of one case from its gold mentions and what the pipeline produced."""
     searches = observation.searches
-    results = tuple(_mention_result(mention, searches) for mention in case.mentions)
+    results = tuple(
+        replace(found, reason=miss_reason(found))
+        for found in (_mention_result(mention, searches) for mention in case.mentions)
+    )
     gold_results = [r for r in results if r.gold_entry is not None]
     null_results = [r for r in results if r.gold_entry is None and r.covered_by is not None]
     selected = {
@@ -499,6 +534,8 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         unmatched_terms=tuple(s.term for s in searches if s not in matched),
         error_code=observation.error_code,
         error_message=observation.error_message,
+        language=case.language,
+        tracker=case.tracker,
     )
 
 
@@ -514,6 +551,31 @@ def by_tag(results: Sequence[CaseResult]) -> dict[str, Counts]:
     """Summed counters per tag (a case with several tags counts in each)."""
     tags = sorted({tag for result in results for tag in result.tags})
     return {tag: total(r for r in results if tag in r.tags) for tag in tags}
+
+
+def by_language(results: Sequence[CaseResult]) -> dict[str, Counts]:
+    """Summed counters per report language label (``"?"`` when a line gives none)."""
+    return _grouped(results, lambda r: r.language or "?")
+
+
+def by_tracker(results: Sequence[CaseResult]) -> dict[str, Counts]:
+    """Summed counters per tracker (``"?"`` when a line gives none)."""
+    return _grouped(results, lambda r: r.tracker or "?")
+
+
+def _grouped(results: Sequence[CaseResult], key: Callable[[CaseResult], str]) -> dict[str, Counts]:
+    keys = sorted({key(result) for result in results})
+    return {name: total(r for r in results if key(r) == name) for name in keys}
+
+
+def miss_counts(results: Sequence[CaseResult]) -> dict[str, int]:
+    """How many mentions failed for each of :data:`MISS_REASONS` (every reason listed)."""
+    counts = dict.fromkeys(MISS_REASONS, 0)
+    for result in results:
+        for mention in result.mentions:
+            if mention.reason is not None:
+                counts[mention.reason] += 1
+    return counts
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ is ever written: the run labels hold names and versions only.
 """
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,11 @@ from vba_assets.evaluation.metrics import (
     CaseResult,
     Counts,
     RuleRate,
+    by_language,
     by_tag,
+    by_tracker,
     correction_rates,
+    miss_counts,
     total,
 )
 
@@ -110,6 +113,9 @@ class EvalReport:
             "run": {**asdict(self.run), "catalogs": list(self.run.catalogs)},
             "aggregate": _summary(self.aggregate),
             "by_tag": {tag: _summary(counts) for tag, counts in by_tag(self.cases).items()},
+            "by_language": {k: _summary(c) for k, c in by_language(self.cases).items()},
+            "by_tracker": {k: _summary(c) for k, c in by_tracker(self.cases).items()},
+            "miss_reasons": miss_counts(self.cases),
             "prices": self.prices,
             "correction_rates": [
                 {
@@ -162,6 +168,9 @@ class EvalReport:
                 f"| {_fmt(rates['candidate_recall_at_k'])} | {_fmt(rates['mention_accuracy'])} "
                 f"| {_fmt(rates['wrong_selection_rate'])} | {_fmt(rates['abstention_rate'])} |"
             )
+        lines += _group_table("By language", "language", by_language(self.cases))
+        lines += _group_table("By tracker", "tracker", by_tracker(self.cases))
+        lines += _missed_section(self.cases)
         lines += [
             "",
             "## Corrections per rule",
@@ -199,6 +208,59 @@ class EvalReport:
                 f"| {c.missed} | {c.searches - c.matched_searches} | {c.calls} |"
             )
         return "\n".join(lines) + "\n"
+
+
+def _group_table(title: str, label: str, groups: Mapping[str, Counts]) -> list[str]:
+    """A table of the headline rates per group (language, tracker)."""
+    lines = [
+        "",
+        f"## {title}",
+        "",
+        f"| {label} | cases | mentions | cand. recall@k | sel. precision | sel. recall "
+        "| wrong | role accuracy |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, group in groups.items():
+        rates = group.rates()
+        lines.append(
+            f"| {name} | {group.cases} | {group.mentions} "
+            f"| {_fmt(rates['candidate_recall_at_k'])} | {_fmt(rates['selection_precision'])} "
+            f"| {_fmt(rates['selection_recall'])} | {_fmt(rates['wrong_selection_rate'])} "
+            f"| {_fmt(rates['role_accuracy'])} |"
+        )
+    return lines
+
+
+def _missed_section(cases: Sequence[CaseResult]) -> list[str]:
+    """Every mention that was not resolved, with the reason (:data:`MISS_REASONS`)."""
+    counts = miss_counts(cases)
+    lines = [
+        "",
+        "## Mentions not resolved, and why",
+        "",
+        ", ".join(f"{reason}: {count}" for reason, count in counts.items()) + ".",
+        "",
+        "| case | mention | gold | reason | selected | role (gold / plan) |",
+        "|---|---|---:|---|---:|---|",
+    ]
+    found = False
+    for case in cases:
+        for m in case.mentions:
+            if m.reason is None:
+                continue
+            found = True
+            lines.append(
+                f"| {case.case_id} | {_cell(m.surface)} | {m.gold_entry} | {m.reason} "
+                f"| {m.selected if m.selected is not None else ''} "
+                f"| {m.gold_role} / {m.predicted_role or '-'} |"
+            )
+    if not found:
+        lines.append("| none | | | | | |")
+    return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _fmt(value: float | None) -> str:
@@ -357,3 +419,96 @@ def compare_to_baseline(
         elif change > tolerance + 1e-9:
             improvements.append(f"{name}: {new} vs baseline {old}")
     return BaselineComparison(tuple(regressions), tuple(improvements))
+
+
+# --- comparing two runs ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutcomeChange:
+    """A gold mention whose outcome differs between two runs."""
+
+    case_id: str
+    surface: str
+    gold_entry: int | None
+    before: str
+    after: str
+    reason_before: str | None
+    reason_after: str | None
+
+
+def _mentions_of(doc: Mapping[str, Any]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
+    found: dict[tuple[str, str, int], Mapping[str, Any]] = {}
+    for case in doc.get("cases", []):
+        seen: dict[str, int] = {}
+        for mention in case.get("mentions", []):
+            surface = str(mention.get("surface"))
+            number = seen[surface] = seen.get(surface, -1) + 1
+            found[(str(case.get("case_id")), surface, number)] = mention
+    return found
+
+
+def compare_results(
+    before: Mapping[str, Any], after: Mapping[str, Any]
+) -> tuple[list[OutcomeChange], dict[str, tuple[float | None, float | None]]]:
+    """The mentions whose outcome (or predicted role) changed from ``before`` to ``after`` (two
+    ``results.json`` documents), and every aggregate rate as ``(before, after)``."""
+    old, new = _mentions_of(before), _mentions_of(after)
+    changes = []
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key, {}), new.get(key, {})
+        left = f"{a.get('outcome', 'absent')}/{a.get('predicted_role') or '-'}"
+        right = f"{b.get('outcome', 'absent')}/{b.get('predicted_role') or '-'}"
+        if left != right:
+            gold = b.get("gold_entry", a.get("gold_entry"))
+            changes.append(
+                OutcomeChange(key[0], key[1], gold, left, right, a.get("reason"), b.get("reason"))
+            )
+    rates_a = before.get("aggregate", {}).get("rates", {})
+    rates_b = after.get("aggregate", {}).get("rates", {})
+    rates = {name: (rates_a.get(name), rates_b.get(name)) for name in {**rates_a, **rates_b}}
+    return changes, dict(sorted(rates.items()))
+
+
+def load_results(path: Path | str) -> dict[str, Any]:
+    """A ``results.json`` (``EVAL_DATASET_INVALID`` when it cannot be read as one)."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(
+            ErrorCode.EVAL_DATASET_INVALID,
+            f"{path.name}: not a readable results.json ({exc})",
+            source=path.name,
+        ) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("cases"), list):
+        raise InputError(
+            ErrorCode.EVAL_DATASET_INVALID,
+            f"{path.name}: not a results.json (no 'cases' list)",
+            source=path.name,
+        )
+    return doc
+
+
+def compare_markdown(
+    changes: Sequence[OutcomeChange], rates: Mapping[str, tuple[float | None, float | None]]
+) -> str:
+    """``vba eval --compare``'s output: the changed mentions, then the rates that moved."""
+    lines = [
+        f"## Mentions whose outcome changed ({len(changes)})",
+        "",
+        "| case | mention | gold | before (outcome/role) | after (outcome/role) | reason after |",
+        "|---|---|---:|---|---|---|",
+    ]
+    lines += [
+        f"| {c.case_id} | {_cell(c.surface)} | {c.gold_entry} | {c.before} | {c.after} "
+        f"| {c.reason_after or ''} |"
+        for c in changes
+    ]
+    if not changes:
+        lines.append("| none | | | | | |")
+    lines += ["", "## Rates", "", "| metric | before | after |", "|---|---:|---:|"]
+    for name, (a, b) in rates.items():
+        if a != b:
+            lines.append(f"| {name} | {_fmt(a)} | {_fmt(b)} |")
+    return "\n".join(lines) + "\n"

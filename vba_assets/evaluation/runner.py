@@ -58,8 +58,11 @@ from vba_assets.evaluation.report import (
     DEFAULT_RATE_TOLERANCE,
     EvalReport,
     RunInfo,
+    compare_markdown,
+    compare_results,
     compare_to_baseline,
     load_baseline,
+    load_results,
     write_baseline,
     write_results,
 )
@@ -416,7 +419,14 @@ def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
         prog=prog,
         description="Measure entity resolution on a gold dataset (quality and model cost).",
     )
-    parser.add_argument("--dataset", required=True, help="JSONL dataset, e.g. eval/devset.jsonl")
+    parser.add_argument("--dataset", help="JSONL dataset, e.g. eval/devset.jsonl")
+    parser.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A.json", "B.json"),
+        help="compare two results.json files (no run): the mentions whose outcome or role "
+        "changed from A to B, and the rates that moved",
+    )
     parser.add_argument("--llm-config", help="LLM config TOML (default: the heuristic baseline)")
     parser.add_argument("--project-config", help="project config TOML (default: embedded demo)")
     parser.add_argument(
@@ -445,8 +455,15 @@ def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``vba eval``. Exit codes as ``vba`` (2 input, 3 config, ...) plus 7 below baseline."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.compare is None and args.dataset is None:
+        parser.error("one of --dataset or --compare is required")
     try:
+        if args.compare is not None:
+            before, after = (load_results(path) for path in args.compare)
+            print(compare_markdown(*compare_results(before, after)), end="")
+            return 0
         report = run_eval(
             args.dataset,
             args.llm_config,
