@@ -58,6 +58,18 @@ def completed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return package.root
 
 
+@pytest.fixture(scope="module")
+def completed_unresolved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A completed revision frozen without entity resolution (four 'disabled' artifacts)."""
+    root = tmp_path_factory.mktemp("unresolved")
+    workspace, package = imported(root)
+    provider = ScriptedProvider({"interpretation": [from_stage_context(interpret)]})
+    report = run(workspace, CASE, project_config(root / "ws", resolution=False), provider)
+    assert report.stages[-1].status == "accepted"
+    assert package.read_json(REV1.plan)["status"] == "disabled"
+    return package.root
+
+
 def _verify(case_root: Path) -> list[str]:
     """The error codes ``vba verify`` finds for a case folder (raises if verification crashes)."""
     report = verify_case(Workspace(case_root.parents[1]).case(case_root.name))
@@ -70,7 +82,7 @@ def _run_matrix(source: Path, tampers: list[Tamper], scratch: Path) -> dict[str,
     rows: Counter[str] = Counter()
     undetected, crashed = [], []
     for number, tamper in enumerate(tampers):
-        case = applied_copy(source, tamper, scratch / str(number) / "cases" / CASE)
+        case = applied_copy(source, tamper, scratch / str(number) / "cases" / source.name)
         total[tamper.kind] += 1
         rows[file_type(tamper.target)] += 1
         try:
@@ -163,26 +175,32 @@ def _sample(tampers: list[Tamper]) -> list[Tamper]:
     return chosen
 
 
-def test_a_sample_of_the_tamper_matrix_is_detected(completed: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("revision", ["completed", "completed_unresolved"])
+def test_a_sample_of_the_tamper_matrix_is_detected(
+    request: pytest.FixtureRequest, tmp_path: Path, revision: str
+) -> None:
     """The quick suite's share of the matrix (the full one is marked slow; CI runs both)."""
-    sample = _sample(generate(completed))
-    result = _run_matrix(completed, sample, tmp_path)
+    source = request.getfixturevalue(revision)
+    sample = _sample(generate(source))
+    result = _run_matrix(source, sample, tmp_path)
     assert result["crashed"] == []
     assert result["undetected"] == []
-    assert len(sample) > 60
+    assert len(sample) > 40
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("revision", ["completed", "completed_unresolved"])
 def test_every_tamper_of_the_matrix_is_detected_and_none_crashes(
-    completed: Path, tmp_path: Path
+    request: pytest.FixtureRequest, tmp_path: Path, revision: str
 ) -> None:
-    tampers = generate(completed)
-    result = _run_matrix(completed, tampers, tmp_path)
+    source = request.getfixturevalue(revision)
+    tampers = generate(source)
+    result = _run_matrix(source, tampers, tmp_path)
     summary = {
         kind: f"{result['detected'][kind]}/{count}"  # type: ignore[index]
         for kind, count in sorted(result["total"].items())  # type: ignore[attr-defined]
     }
-    print(f"tamper matrix: {len(tampers)} cases; detected per kind: {summary}")
+    print(f"tamper matrix ({revision}): {len(tampers)} cases; detected per kind: {summary}")
     assert result["crashed"] == []
     assert result["undetected"] == []
 

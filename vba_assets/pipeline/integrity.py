@@ -451,7 +451,10 @@ def _account_resolution_input(ledger: Ledger, state: _Revision) -> None:
             f"{frozen.max_invalid_responses})"
         )
     if resolution.status == "disabled" and (
-        resolution.catalogs or resolution.snapshot is not None or resolution.max_searches
+        resolution.catalogs
+        or resolution.snapshot is not None
+        or resolution.max_searches
+        or resolution.max_candidates
     ):
         mismatch.append("catalogs, a snapshot or limits although entity resolution is disabled")
     if resolution.status == "enabled" and resolution.snapshot is None:
@@ -820,7 +823,16 @@ def _account_captures(ledger: Ledger, state: _Revision) -> None:
     if not captures:
         return
     searches = _plan_searches(ledger, state) or {}
-    events = {e.get("capture"): e for e in state.events if e["event"] == "captured"}
+    captured = [e for e in state.events if e["event"] == "captured"]
+    events = {e.get("capture"): e for e in captured}
+    for relpath in sorted({str(e.get("capture")) for e in captured}):
+        lines = [e["seq"] for e in captured if e.get("capture") == relpath]
+        if len(lines) > 1:
+            ledger.add(
+                ErrorCode.PACKAGE_EVENT_INVALID,
+                relpath,
+                f"'captured' events on lines {lines} name this capture (a capture is made once)",
+            )
     claimed: dict[str, str] = {}
     expected_schema = 1 if state.spec.timing_in_content else 2
     for relpath in captures:
@@ -881,20 +893,37 @@ def _account_derived(ledger: Ledger, state: _Revision) -> None:
     assert state.frozen is not None
     layout = state.layout
     enabled = state.frozen.entity_resolution == "enabled"
-    for relpath, stage in ((layout.candidates, Stage.CANDIDATE_INDEX), (layout.context, None)):
-        if relpath not in state.files:
-            continue
-        ledger.accounted.add(relpath)
-        doc = ledger.json(relpath, "the derived artifact")
-        if isinstance(doc, dict) and doc.get("status") == "disabled":
-            if enabled or stage is None:
+    if not enabled:  # everything of entity resolution is the 'disabled' document, or absent
+        if layout.candidates in state.files:
+            ledger.accounted.add(layout.candidates)
+            doc = ledger.json(layout.candidates, "the candidate index")
+            if doc is not None and doc != disabled_document(Stage.CANDIDATE_INDEX):
+                ledger.add(
+                    ErrorCode.RECOMPUTE_MISMATCH,
+                    layout.candidates,
+                    "the revision froze entity resolution disabled, so this is the 'disabled' "
+                    "document, and it is not",
+                )
+        # a context.json here is accounted for by nothing: reported as unreferenced
+    else:
+        plan = ledger.package.read_json(layout.plan) if layout.plan in state.files else None
+        for relpath in (layout.candidates, layout.context):
+            if relpath not in state.files:
+                continue
+            ledger.accounted.add(relpath)
+            doc = ledger.json(relpath, "the derived artifact")
+            if isinstance(doc, dict) and doc.get("status") == "disabled":
                 ledger.add(
                     ErrorCode.PACKAGE_ARTIFACT_INVALID,
                     relpath,
                     "is 'disabled' in a revision with entity resolution",
                 )
-            elif doc != disabled_document(stage):
-                ledger.add(ErrorCode.RECOMPUTE_MISMATCH, relpath, "is not the 'disabled' document")
+            elif not (isinstance(plan, dict) and plan.get("status") == "accepted"):
+                ledger.add(
+                    ErrorCode.PACKAGE_ARTIFACT_INVALID,
+                    relpath,
+                    "exists without an accepted plan to be recomputed from",
+                )
     if layout.interpretation in state.files:
         required = [layout.plan, layout.candidates, layout.assessment]
         if enabled:
