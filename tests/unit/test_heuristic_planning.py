@@ -557,3 +557,17 @@ def test_names_over_max_searches_are_listed_as_unsearched(
     plan = plan_for(case, names, max_searches=2)
     assert len(plan.searches) == 2
     assert [u.term for u in plan.unsearched] == ["Gorgon'och", "Gruklash", "Hahk'Zor"]
+
+
+def test_a_rare_name_written_in_lower_case_is_searched_but_not_a_common_noun(
+    reports: Reports, names: NameIndex
+) -> None:
+    searches = plan_text(
+        reports,
+        names,
+        "Quest cannot be turned in",
+        "Steps: use the controller, kill negatron, then try to hand in the quest. The guard "
+        "and the chicken next to the robot are fine.",
+    )
+    assert "negatron" in searches
+    assert not {"guard", "chicken"} & set(searches)

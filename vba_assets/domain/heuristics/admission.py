@@ -148,8 +148,29 @@ def not_a_creature(term: Term, facts: ReportFacts) -> bool:
     )  # fmt: skip
 
 
+#: A lower-case word is a name when it is at least this long and the names of at most
+#: :data:`MAX_RARE_ENTITIES` entities contain it ("negatron", "hogger"; not "guard", "chicken").
+MIN_RARE_LETTERS = 5
+MAX_RARE_ENTITIES = 6
+
+
+def rare_lowercase_name(term: Term, gazetteer: Gazetteer) -> bool:
+    """A single lower-case word that exactly names a creature and that few names contain: a
+    name written in lower case, not a common noun ("kill negatron")."""
+    if len(term.words) != 1 or not term.strong_exact:
+        return False
+    if any(span.text != span.text.lower() for span in term.spans):
+        return False
+    text = term.text
+    if len(text) < MIN_RARE_LETTERS or is_stopword(text) or is_game_term(text):
+        return False
+    return gazetteer.containing_entities(text, MAX_RARE_ENTITIES) <= MAX_RARE_ENTITIES
+
+
 def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -> Term | None:
     subject_cue = term.cues.any_subject_cue
+    if rare_lowercase_name(term, gazetteer) and not not_a_creature(term, facts):
+        return term
     if common_noun(term, facts) or _place(term, facts) or _capitalized_noun(term, gazetteer, facts):
         return None
     if not_a_creature(term, facts):
