@@ -12,13 +12,18 @@ from datetime import datetime
 from typing import Any
 
 from vba_assets.domain.canonical import content_hash
-from vba_assets.domain.catalog.world import CatalogSearch, SnapshotBinding
+from vba_assets.domain.catalog.world import (
+    CatalogSearch,
+    IdentitySearch,
+    SearchResult,
+    SnapshotBinding,
+)
 from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.context import search_ids
-from vba_assets.domain.resolution.models import CaptureArtifact
+from vba_assets.domain.resolution.models import CaptureArtifact, ProposedSearch
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.artifacts import (
@@ -82,6 +87,17 @@ class WorldAccess:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def search_once(world: WorldAccess, search: ProposedSearch, max_candidates: int) -> SearchResult:
+    """Run one accepted search: a literal contains search, or (protocol v4) the fetch of the
+    identity an identity-reference search names, recorded as a capture the same way."""
+    if search.reference is not None:
+        fetch: IdentitySearch = world.db()
+        return fetch.identity_search(
+            search.catalog, search.reference.identity, search.term, max_candidates
+        )
+    return world.search().contains_search(search.catalog, search.term, max_candidates)
 
 
 @dataclass
@@ -269,9 +285,7 @@ def run_captures(run: StageRun) -> StageResult:
         try:
             refuse_changed_binding(env, rev, run.world.snapshot)
             for search_id, search in missing:
-                result = run.world.search().contains_search(
-                    search.catalog, search.term, frozen.max_candidates
-                )
+                result = search_once(run.world, search, frozen.max_candidates)
                 elapsed_ms = result.elapsed_ms
                 if not rev.spec.timing_in_content:  # v3: the query time goes to the event
                     result = result.model_copy(update={"elapsed_ms": None})
