@@ -68,6 +68,9 @@ from vba_assets.domain.resolution.models import (
 )
 
 MAX_MENTIONS = 8
+#: The longest term a plan may propose (``ProposedSearch.term``, under the world DB's own limit of
+#: 200): a longer "word" of a report (a log line, a URL, a token) is never searched or proposed.
+MAX_TERM_CHARS = 100
 _TEXT_KINDS = ("run", "run_tail", "subrun", "singular", "quoted")
 _WORD = re.compile(r"[^\W_]+(?:['’ʼ‘-][^\W_]+)*")
 _LOCATION_TYPES = ("zone", "area", "map", "location", "place", "region", "subzone")
@@ -240,6 +243,8 @@ def select_searches(
     cues: dict[str, RoleCues] = {}
     seen: set[tuple[str, str, int]] = set()
     for term in ranked:
+        if len(term.search_text) > MAX_TERM_CHARS:
+            continue  # an over-long "word" (a log line, a URL) is never searched or proposed
         own = term.words
         container = next(
             (t for t, _ in chosen if term.reference is None and _is_part(own, t.words)), None
