@@ -571,3 +571,14 @@ def test_a_rare_name_written_in_lower_case_is_searched_but_not_a_common_noun(
     )
     assert "negatron" in searches
     assert not {"guard", "chicken"} & set(searches)
+
+
+def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
+    reports: Reports, names: NameIndex
+) -> None:
+    # the catalog writes "Kel'Thuzad": a literal search for "Kel’Thuzad" would find nothing
+    searches = plan_text(
+        reports, names, "Naxxramas", "Kel’Thuzad does not leave his throne in phase two."
+    )
+    search = searches["Thuzad"]
+    assert [m.quote for m in search.mentions] == ["Kel’Thuzad"]

@@ -4,8 +4,9 @@ A reporter writes "Ancient Core Hount", "Corporate Keeshan", "Ice Touched Earthr
 "Hellen Puentecanto". No catalog name equals or contains what they wrote, so a literal contains
 search for the mention finds nothing, and the plan may not correct the spelling (a term must be a
 literal part of the cited text). :func:`misspelled_term` asks the name index for the closest
-names (RapidFuzz Indel ratio at least :data:`MIN_SCORE`, any locale) and searches the longest
-stretch of the mention, as written, that the closest name also holds: "Ancient Core Houn",
+names (RapidFuzz Indel ratio at least :data:`MIN_SCORE`, any locale) and searches the stretch
+of the mention, as written, that the closest name also holds and the fewest other names
+contain (:func:`best_part`): "Ancient Core Houn",
 "Keeshan", "Touched Earthrager", "ellen Puentecanto". The mentions stay whole, so the assessment
 can compare what the reporter wrote with each candidate's name.
 
@@ -18,8 +19,6 @@ What it cannot do: a misspelling that changes most letters, or a name the index 
 not found; a transposed first letter leaves only the rest of the name to search; accents are
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
 """
-
-from difflib import SequenceMatcher
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.name_index import NameIndex
@@ -60,19 +59,8 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
     rival = next((score for name, score in found[1:] if _others(index, name, identities)), None)
     if rival is not None and best_score - rival < MIN_MARGIN:
         return None
-    lowered = _lower(written)
-    match = SequenceMatcher(None, lowered, best_name, autojunk=False).find_longest_match()
-    start, end = match.a, match.a + match.size
-    while start < end and not written[start].isalnum():
-        start += 1
-    while end > start and not written[end - 1].isalnum():
-        end -= 1
-    part = written[start:end]
-    if _letters(part) < MIN_PART or _letters(part) < MIN_COVER * _letters(written):
-        return None
-    if normalize_for_match(part) in (normalize_for_match(written), best_name):
-        return None  # the whole mention, or a whole name inside a longer phrase: no misspelling
-    if not 0 < index.containing_count(part, MAX_ENTITIES) <= MAX_ENTITIES:
+    part = best_part(written, best_name, identities, index)
+    if part is None:
         return None
     primary = next((e for e in entries if e.primary), None)
     chosen = primary or entries[0]
@@ -91,6 +79,56 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
             catalog_kind="name" if chosen.primary else "localized_name",
         ),
     )
+
+
+def _common_parts(written: str, name: str) -> set[tuple[int, int]]:
+    """Every maximal common stretch of ``written`` (lower-cased) and ``name``, as offsets into
+    ``written``, trimmed to letters and digits at both ends."""
+    lowered = _lower(written)
+    width = len(name)
+    previous = [0] * (width + 1)
+    found: set[tuple[int, int]] = set()
+    for i in range(1, len(lowered) + 1):
+        current = [0] * (width + 1)
+        for j in range(1, width + 1):
+            if lowered[i - 1] == name[j - 1]:
+                current[j] = previous[j - 1] + 1
+        for j in range(1, width + 1):
+            length = current[j]
+            ends_here = i == len(lowered) or j == width or lowered[i] != name[j]
+            if length and ends_here:
+                start, end = i - length, i
+                while start < end and not written[start].isalnum():
+                    start += 1
+                while end > start and not written[end - 1].isalnum():
+                    end -= 1
+                if end > start:
+                    found.add((start, end))
+        previous = current
+    return found
+
+
+def best_part(written: str, name: str, identities: set[int], index: NameIndex) -> str | None:
+    """The literal part of ``written`` to search for ``name``: of the stretches both share (at
+    least :data:`MIN_PART` letters and :data:`MIN_COVER` of the mention, not the whole mention
+    nor the whole name), the one the fewest entities' names contain while the named entity's
+    still do (a contains search then captures it), the longest on a tie."""
+    whole = normalize_for_match(written)
+    best: tuple[int, int, str] | None = None
+    for start, end in _common_parts(written, name):
+        part = written[start:end]
+        letters = _letters(part)
+        if letters < MIN_PART or letters < MIN_COVER * _letters(written):
+            continue
+        if normalize_for_match(part) in (whole, name):
+            continue  # the whole mention, or a whole name inside a longer phrase
+        found = index.containing(part, MAX_ENTITIES)
+        if not found or len(found) > MAX_ENTITIES or not identities & set(found):
+            continue
+        rank = (len(found), -letters, part)
+        if best is None or rank < best:
+            best = rank
+    return None if best is None else best[2]
 
 
 def _others(index: NameIndex, name: str, identities: set[int]) -> bool:

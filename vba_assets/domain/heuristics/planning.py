@@ -41,6 +41,7 @@ the farm") yields no search.
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from vba_assets.domain.heuristics.admission import admit_terms, common_noun, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
@@ -51,7 +52,7 @@ from vba_assets.domain.heuristics.gazetteer import (
 from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language
 from vba_assets.domain.heuristics.markup import read_markup
-from vba_assets.domain.heuristics.misspellings import misspelled_term
+from vba_assets.domain.heuristics.misspellings import MAX_ENTITIES, misspelled_term
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.references import attach_references
 from vba_assets.domain.heuristics.roles import RoleCues, RoleReader, zone_like
@@ -224,6 +225,24 @@ def _reference(term: Term) -> IdentityReference | None:
     return IdentityReference(identity=term.reference.identity, link=_citation(term.reference.link))
 
 
+#: Apostrophes a reporter's keyboard writes that catalogs do not (they hold ASCII ``'``).
+TYPOGRAPHIC_APOSTROPHES = "’ʼ‘"
+#: Shortest apostrophe-free part searched instead of a name written with one of them.
+MIN_APOSTROPHE_FREE = 4
+
+
+def literal_term(text: str) -> str:
+    """The term a literal contains search can find: a name written with a typographic
+    apostrophe ("Kel’Thuzad") is searched by its longest part without one ("Thuzad"), since the
+    catalog writes the ASCII apostrophe and a literal search does not fold them; unchanged when
+    no part has :data:`MIN_APOSTROPHE_FREE` letters."""
+    if not any(char in TYPOGRAPHIC_APOSTROPHES for char in text):
+        return text
+    parts = [p.strip() for p in re.split(f"[{TYPOGRAPHIC_APOSTROPHES}]", text)]
+    best = max(parts, key=lambda p: (sum(c.isalnum() for c in p), -parts.index(p)))
+    return best if sum(c.isalnum() for c in best) >= MIN_APOSTROPHE_FREE else text
+
+
 def _nameworthy(term: Term) -> bool:
     """Whether a term left over ``max_searches`` is a name worth listing as an unknown."""
     return term.reference is not None or term.exact_class < 2 or term.misspelling is not None
@@ -280,7 +299,7 @@ def select_searches(
             chosen_roles[fallback] = "affected_subject"
     searches = [
         ProposedSearch(
-            term=term.search_text,
+            term=term.search_text if term.reference else literal_term(term.search_text),
             catalog=catalog,
             role=role,
             mentions=[_citation(s) for s in term.spans[:MAX_MENTIONS]],
@@ -343,6 +362,24 @@ def misspellings(
     return found
 
 
+def sharpened(term: Term, sources: Sequence[SourceText], index: NameIndex) -> Term:
+    """An inflected name whose searched beginning many names contain ("Дракончик" of
+    "Дракончики Ониксии": a truncated capture) is searched by the rarer literal part it shares
+    with the closest name instead ("Ониксии", :func:`~.misspellings.best_part`); the mention
+    becomes the whole name as written. Any other term is returned unchanged."""
+    if not term.spans or any(span.kind != "inflected" for span in term.spans):
+        return term
+    if index.containing_count(term.search_text, MAX_ENTITIES) <= MAX_ENTITIES:
+        return term
+    texts = {source.alias: source.text for source in sources}
+    whole = [
+        replace(s, end=s.extent, text=texts[s.source][s.start : s.extent], kind="run")
+        for s in term.spans
+    ]
+    better = misspelled_term(Term(term.key, whole, cues=term.cues), index)
+    return better if better is not None else term
+
+
 def plan_searches(context: PlanStageContext, index: NameIndex | None) -> ResolutionPlanOutput:
     """The heuristic plan of one case (see the module docstring).
 
@@ -376,6 +413,7 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
             *linked,
         ]
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
+        terms = [sharpened(t, sources, index) for t in terms]
         terms += misspellings(grouped, terms, index, facts)
         readers = RoleReader(sources, index, gazetteer)
     searches, unsearched = select_searches(
