@@ -582,3 +582,16 @@ def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
     )
     search = searches["Thuzad"]
     assert [m.quote for m in search.mentions] == ["Kel’Thuzad"]
+
+
+def test_a_part_of_a_name_that_is_another_creatures_whole_name_is_never_searched_for_it(
+    reports: Reports, names: NameIndex
+) -> None:
+    # "Wolpertinger" is a creature of its own: the inflected "Wilden Wolpertinger" is not it
+    searches = plan_text(
+        reports,
+        names,
+        "Braufest",
+        "Ich sehe keinen Wilden Wolpertinger am Lager, obwohl ich betrunken bin.",
+    )
+    assert "Wolpertinger" not in searches and "Wilde" in searches

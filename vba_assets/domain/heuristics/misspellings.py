@@ -125,6 +125,8 @@ def best_part(written: str, name: str, identities: set[int], index: NameIndex) -
         found = index.containing(part, MAX_ENTITIES)
         if not found or len(found) > MAX_ENTITIES or not identities & set(found):
             continue
+        if any(e.identity not in identities for e in index.exact(part)):
+            continue  # another creature's whole name ("Wolpertinger" of "Wilden Wolpertinger")
         rank = (len(found), -letters, part)
         if best is None or rank < best:
             best = rank
