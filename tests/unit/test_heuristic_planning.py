@@ -595,3 +595,12 @@ def test_a_part_of_a_name_that_is_another_creatures_whole_name_is_never_searched
         "Ich sehe keinen Wilden Wolpertinger am Lager, obwohl ich betrunken bin.",
     )
     assert "Wolpertinger" not in searches and "Wilde" in searches
+
+
+def test_a_short_name_with_one_wrong_letter_is_found_through_a_sub_span_term(
+    reports: Reports, names: NameIndex
+) -> None:
+    searches = plan_text(
+        reports, names, "Elite respawn", "In Elwynn the elite Hoggar respawns after 30 seconds."
+    )
+    assert [m.quote for m in searches["Hogg"].mentions] == ["Hoggar"]

@@ -20,16 +20,20 @@ not found; a transposed first letter leaves only the rest of the name to search;
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
 """
 
+from rapidfuzz.distance import Levenshtein
+
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.terms import Misspelling, Term
 
-#: Lowest Indel ratio (0-100) of a misspelled mention and the name it stands for.
+#: Lowest Indel ratio (0-100) of a misspelled mention and the name it stands for; a mention
+#: one edit (Levenshtein) from the name may be as low as :data:`MIN_SHORT_SCORE` (short names).
 MIN_SCORE = 84.0
+MIN_SHORT_SCORE = 78.0
 #: The best name must beat the next different entity's by this many points.
 MIN_MARGIN = 3.0
 #: Shortest searched part, in letters.
-MIN_PART = 5
+MIN_PART = 4
 #: Smallest share of the mention's letters the searched part must cover.
 MIN_COVER = 0.4
 #: Most entities whose names may contain the searched part.
@@ -50,10 +54,13 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
     written = term.text
     if _letters(written) < MIN_PART + 1 or term.exact:
         return None
-    found = index.closest(written, MIN_SCORE, limit=6)
+    found = index.closest(written, MIN_SHORT_SCORE, limit=6)
     if not found:
         return None
     best_name, best_score = found[0]
+    one_edit = Levenshtein.distance(normalize_for_match(written), best_name) <= 1
+    if best_score < MIN_SCORE and not one_edit:
+        return None  # a short name is close when one letter differs ("Hoggar" of "Hogger")
     entries = index.by_name[best_name]
     identities = {entry.identity for entry in entries}
     rival = next((score for name, score in found[1:] if _others(index, name, identities)), None)
