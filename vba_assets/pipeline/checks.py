@@ -16,7 +16,6 @@ from pydantic import ValidationError
 
 from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
-from vba_assets.domain.prompting.stage_context import interpretation_stage_context
 from vba_assets.domain.resolution.captures import identity_capture_findings
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.domain.stages import Stage
@@ -30,7 +29,7 @@ from vba_assets.pipeline.artifacts import (
 )
 from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import interpretation_context
+from vba_assets.pipeline.requests import interpretation_context, interpretation_stage
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.
@@ -222,7 +221,7 @@ def check_interpretation_retention(rev: FrozenRevision) -> CheckOutcome:
     """Selected entities kept with citations, unresolved identities kept as unknowns, citations
     resolve."""
     doc = rev.package.read_json(rev.layout.interpretation)
-    context = interpretation_stage_context(rev.case_doc(), interpretation_context(rev))
+    context = interpretation_stage(rev, interpretation_context(rev))
     result = interpretation_validator(context, rev.spec)(doc["interpretation"])
     if isinstance(result, list):
         return CheckOutcome(

@@ -8,7 +8,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from vba_assets.domain.prompting.items import LIFECYCLES
-from vba_assets.domain.prompting.manifest import TOKEN_ESTIMATOR, ContextManifest, estimate_tokens
+from vba_assets.domain.prompting.manifest import (
+    TOKEN_ESTIMATOR,
+    ContextManifest,
+    account_lines,
+    estimate_tokens,
+)
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline.artifacts import load_captures, load_plan
 from vba_assets.pipeline.frozen import FrozenRevision
@@ -253,7 +258,9 @@ def manifest_markdown(manifest: ContextManifest) -> str:
     table = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     table += ["| " + " | ".join(row) + " |" for row in rows]
     title = f"**Context manifest** of the accepted request (attempt {manifest.attempt})"
-    return "\n".join([title, "", *table, "", *(f"- {line}" for line in summary_lines(manifest))])
+    account = account_lines(manifest)
+    lines = [*summary_lines(manifest), *account]
+    return "\n".join([title, "", *table, "", *(f"- {line}" for line in lines)])
 
 
 def accepted_manifest_markdown(rev: FrozenRevision, stage: Stage) -> str | None:

@@ -19,6 +19,7 @@ from vba_assets.domain.prompting.requests import (
     plan_validator,
 )
 from vba_assets.domain.prompting.stage_context import (
+    InterpretationStageContext,
     assessment_stage_context,
     interpretation_stage_context,
     plan_stage_context,
@@ -70,11 +71,24 @@ def assessment_request(
     return request, assessment_validator(case_doc, plan, index, rev.spec)
 
 
+def interpretation_stage(
+    rev: FrozenRevision, resolution: ResolutionContext | None
+) -> InterpretationStageContext:
+    """The interpretation's stage context; from protocol v4 on it also names the competing
+    candidates of every unresolved identity (from the candidate index), so a clarification can."""
+    index = (
+        load_candidate_index(rev)
+        if resolution is not None and rev.spec.complete_interpretation
+        else None
+    )
+    return interpretation_stage_context(rev.case_doc(), resolution, index)
+
+
 def interpretation_request(
     rev: FrozenRevision, resolution: ResolutionContext | None
 ) -> BuiltRequest:
     """Model call 3's request and validator (the resolved prompt when ``resolution`` is set)."""
-    context = interpretation_stage_context(rev.case_doc(), resolution)
+    context = interpretation_stage(rev, resolution)
     request = build_interpretation_request(
         context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
     )
