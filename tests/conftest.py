@@ -43,7 +43,13 @@ def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 #: In CI these prerequisites are installed by .ci/run: a skip for them means a broken install.
-_CI_REQUIRED = ("chromium", "mariadbd", "VBA_TEST_PROJECT_CONFIG", "../shared/data")
+_CI_REQUIRED = (
+    "chromium",
+    "mariadbd",
+    "VBA_TEST_PROJECT_CONFIG",
+    "VBA_TEST_CASE_PACKAGE",
+    "../shared/data",
+)
 
 
 @pytest.hookimpl(hookwrapper=True)
