@@ -152,7 +152,9 @@ TABLE: dict[str, list[Row]] = {
     ],
 }
 
-CASES = [(language, quote, expected) for language, rows in TABLE.items() for quote, expected in rows]
+CASES = [
+    (language, quote, expected) for language, rows in TABLE.items() for quote, expected in rows
+]
 
 
 def _range(expected: str | tuple[str, str]) -> tuple[date, date]:
