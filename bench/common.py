@@ -61,10 +61,11 @@ Target = tuple[object, str, str]
 
 # --- fast paths ---------------------------------------------------------------------------------
 
-#: Environment that switches the controller's speed-ups off, so a benchmark measures the
-#: unoptimised path in the same run (the canonical-JSON fast path). Artifacts are byte-identical
+#: Environment that switches the controller's speed-ups off (vba_assets/domain/speed.py: canonical
+#: JSON's C-encoder path, the prompt caches, the store's remembered folders and batched folder
+#: fsyncs), so a benchmark times the unoptimised path in the same run. Artifacts are byte-identical
 #: either way (the benchmarks check it).
-UNOPTIMISED_ENV = {"VBA_CANONICAL_FAST": "off"}
+UNOPTIMISED_ENV = {"VBA_FAST_PATHS": "off"}
 #: The embedded DB's trigram index, off. Not part of UNOPTIMISED_ENV: a capture records the exact
 #: statement that ran, so with the index off the captures (not the rows) differ.
 NO_INDEX_ENV = {"VBA_WORLD_DB_INDEX": "off"}

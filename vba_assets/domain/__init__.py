@@ -30,5 +30,6 @@ __all__ = [
     "prompting",
     "protocol",
     "resolution",
+    "speed",
     "stages",
 ]

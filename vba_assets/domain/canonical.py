@@ -19,30 +19,25 @@ a character at or above U+D800, the standard library's C encoder
 code-point key order equals UTF-16 order for keys below U+D800. Otherwise the ``rfc8785`` package
 serializes it. ``tests/unit/store/test_canonical.py`` proves both paths byte-identical to ``rfc8785``
 on random values (floats, non-BMP keys and strings, every control character) and on every artifact of
-real case packages. ``VBA_CANONICAL_FAST=off`` switches the fast path off (for benchmarks).
+real case packages. ``VBA_FAST_PATHS=off`` switches the fast path off (:mod:`vba_assets.domain.speed`).
 """
 
 import hashlib
 import json
 import math
-import os
 from collections.abc import Mapping
 from typing import Any
 
 import rfc8785
 from pydantic import BaseModel
 
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, StoreError
 
 #: The largest integer magnitude JSON numbers (IEEE 754 doubles) carry exactly.
 MAX_SAFE_INTEGER = 2**53 - 1
 #: Below this code point, Python's string order equals RFC 8785's UTF-16 code-unit order.
 _FIRST_SURROGATE = "\ud800"
-
-
-def fast_path_enabled() -> bool:
-    """Whether the C-encoder fast path may be used (``VBA_CANONICAL_FAST=off`` disables it)."""
-    return os.environ.get("VBA_CANONICAL_FAST", "on") != "off"
 
 
 def canonical_bytes(obj: object) -> bytes:
@@ -55,7 +50,7 @@ def canonical_bytes(obj: object) -> bytes:
     plain = [True]  # cleared by the walk when the C encoder's output could differ
     value = _convert(obj, None, plain)
     try:
-        if plain[0] and fast_path_enabled():
+        if plain[0] and fast_paths_enabled():
             text = json.dumps(
                 value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
             )

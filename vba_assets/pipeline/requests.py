@@ -6,6 +6,7 @@ with its dispatch records. Each returns the request and the ``validate`` callabl
 under the revision's frozen protocol.
 """
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -29,10 +30,12 @@ from vba_assets.domain.resolution.models import (
     ResolutionContext,
     ResolutionPlanOutput,
 )
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
 from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.store.layout import CASE_JSON
 
 Validate = Callable[[Any], Any]
 BuiltRequest = tuple[ModelRequest, Validate]
@@ -114,12 +117,49 @@ def interpretation_context(rev: FrozenRevision) -> ResolutionContext | None:
     return context
 
 
+#: The files a stage's request is built from (its request is a pure function of their bytes).
+def _request_inputs(rev: FrozenRevision, stage: Stage) -> tuple[str, ...]:
+    layout = rev.layout
+    frozen = (CASE_JSON, layout.input, layout.er_input)
+    if stage is Stage.RESOLUTION_PLAN:
+        return frozen
+    if stage is Stage.RESOLUTION_ASSESSMENT:
+        return (*frozen, layout.plan, layout.candidates)
+    return (*frozen, layout.plan, layout.candidates, layout.context)
+
+
+_BUILT: "OrderedDict[tuple[Any, ...], BuiltRequest]" = OrderedDict()
+_BUILT_LIMIT = 64
+
+
 def rebuild_request(rev: FrozenRevision, stage: Stage) -> BuiltRequest:
     """The request of a model stage, rebuilt from the accepted artifacts before it.
+
+    A stage and its checks rebuild the same request; the result is remembered per process, keyed
+    by the sha256 of every file it is built from (``VBA_FAST_PATHS=off`` always rebuilds).
 
     Raises:
         StoreError: ``ARTIFACT_MISSING`` when an artifact the request is built from is missing.
     """
+    if not fast_paths_enabled():
+        return _rebuild_request(rev, stage)
+    package = rev.package
+    key = (
+        stage,
+        tuple(
+            package.artifact_ref(path).sha256 if package.exists(path) else None
+            for path in _request_inputs(rev, stage)
+        ),
+    )
+    built = _BUILT.get(key)
+    if built is None:
+        built = _BUILT[key] = _rebuild_request(rev, stage)
+        if len(_BUILT) > _BUILT_LIMIT:
+            _BUILT.popitem(last=False)
+    return built
+
+
+def _rebuild_request(rev: FrozenRevision, stage: Stage) -> BuiltRequest:
     if stage is Stage.RESOLUTION_PLAN:
         return plan_request(rev)
     if stage is Stage.RESOLUTION_ASSESSMENT:

@@ -34,8 +34,13 @@ def temp_name(final_name: str) -> str:
     return f".{final_name}.tmp-{os.getpid()}-{secrets.token_hex(8)}"
 
 
-def publish_bytes(path: Path, data: bytes) -> bool:
+def publish_bytes(path: Path, data: bytes, pending_dirs: set[Path] | None = None) -> bool:
     """Publish ``data`` under ``path`` atomically and append-only.
+
+    The file's bytes are fsynced before it gets its name (so a name never points to a partial
+    file). Its directory is fsynced at once, or, with ``pending_dirs``, added to that set for the
+    caller to fsync in one batch before anything refers to the file (see
+    :meth:`~vba_assets.store.package.CasePackage.flush`).
 
     Returns:
         ``True`` if the file was written, ``False`` if an identical file already existed (nothing is
@@ -50,7 +55,7 @@ def publish_bytes(path: Path, data: bytes) -> bool:
     if os.path.lexists(path):
         _require_identical(path, data)
         return False
-    ensure_dir(path.parent)
+    ensure_dir(path.parent, pending_dirs)
     temp = path.parent / temp_name(path.name)
     try:
         _write_temp(temp, data)
@@ -64,12 +69,16 @@ def publish_bytes(path: Path, data: bytes) -> bool:
     if not created:  # another writer published first
         _require_identical(path, data)
         return False
-    fsync_dir(path.parent)
+    if pending_dirs is None:
+        fsync_dir(path.parent)
+    else:
+        pending_dirs.add(path.parent)
     return True
 
 
-def ensure_dir(directory: Path) -> None:
-    """Create ``directory`` and missing parents, fsyncing each new entry's parent directory."""
+def ensure_dir(directory: Path, pending_dirs: set[Path] | None = None) -> None:
+    """Create ``directory`` and missing parents, fsyncing each new entry's parent directory (at
+    once, or by adding it to ``pending_dirs``)."""
     missing: list[Path] = []
     current = Path(directory)
     while not current.is_dir():
@@ -94,7 +103,10 @@ def ensure_dir(directory: Path) -> None:
                     path=str(new_dir),
                 ) from None
             continue
-        fsync_dir(new_dir.parent)
+        if pending_dirs is None:
+            fsync_dir(new_dir.parent)
+        else:
+            pending_dirs.add(new_dir.parent)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -11,6 +11,7 @@ Every write is append-only and atomic (:mod:`vba_assets.store.atomic`); JSON is 
 and its Dagster ``DataVersion``. Nothing here imports Dagster.
 """
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -27,9 +28,10 @@ from vba_assets.domain.case.ids import (
 )
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
-from vba_assets.store.atomic import publish_bytes, remove_stale_temps
+from vba_assets.store.atomic import fsync_dir, publish_bytes, remove_stale_temps
 from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, REPORT_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
@@ -90,6 +92,10 @@ class CasePackage:
         self.root = Path(root)
         self.case_id = validate_case_id(case_id)
         self.clock = clock
+        #: Folders whose new entries are not fsynced yet (see :meth:`flush`).
+        self._pending_dirs: set[Path] = set()
+        #: Folders already resolved inside the package: relpath -> absolute path.
+        self._inside: dict[str, Path] = {}
 
     def __repr__(self) -> str:
         return f"CasePackage(case_id={self.case_id!r}, root={str(self.root)!r})"
@@ -97,8 +103,26 @@ class CasePackage:
     # -- paths ---------------------------------------------------------------------------------
 
     def path(self, relpath: str) -> Path:
-        """The absolute path of ``relpath`` (validated; symlink escapes refused)."""
-        return confine(self.root, relpath)
+        """The absolute path of ``relpath`` (validated; symlink escapes refused).
+
+        A folder once resolved inside the package is remembered, so a later path in it costs one
+        ``lstat`` of its last part instead of resolving every part again (``VBA_FAST_PATHS=off``
+        resolves every path in full).
+        """
+        if not fast_paths_enabled():
+            return confine(self.root, relpath)
+        validate_relpath(relpath)
+        folder, _, name = relpath.rpartition("/")
+        known = self._inside.get(folder)
+        if known is not None:
+            full = known / name
+            if not os.path.islink(full):  # a symlinked last part is resolved in full below
+                return full
+        full = confine(self.root, relpath)
+        parent = full.parent
+        if parent.is_dir() and not parent.is_symlink():
+            self._inside[folder] = parent  # confine proved it resolves inside the package
+        return full
 
     def exists(self, relpath: str) -> bool:
         """Whether an artifact file exists at ``relpath``."""
@@ -115,8 +139,9 @@ class CasePackage:
         """
         target = self.path(relpath)
         data = bytes(data)
+        pending = self._pending_dirs if fast_paths_enabled() else None
         try:
-            created = publish_bytes(target, data)
+            created = publish_bytes(target, data, pending)
         except StoreError as exc:
             if exc.code is not ErrorCode.ARTIFACT_CONFLICT:
                 raise
@@ -232,7 +257,18 @@ class CasePackage:
         """
         relpath = RevisionLayout(revision).events
         where = f"case {self.case_id}: {relpath}"
+        self.flush()  # an event may name files: they are durable before it is
         return event_log.append_event(self.path(relpath), where, event, fields, self.clock)
+
+    def flush(self) -> None:
+        """fsync every folder that got a new entry since the last flush (one fsync per folder).
+
+        Publication defers its folder fsync to here: :meth:`append_event` and the release of a
+        lock flush first, so whatever an event or a later run can refer to is durable by then,
+        and a stage that writes many files into one folder pays one folder fsync, not one per file.
+        """
+        while self._pending_dirs:
+            fsync_dir(self._pending_dirs.pop())
 
     def read_events(self, revision: str) -> list[dict[str, Any]]:
         """The committed events of a revision, in ``seq`` order (a torn last line is ignored)."""
@@ -251,7 +287,10 @@ class CasePackage:
         try:
             yield held
         finally:
-            held.release()
+            try:
+                self.flush()
+            finally:
+                held.release()
 
     @contextmanager
     def import_lock(self, wait_s: float = 30.0) -> Iterator[RevisionLock]:
@@ -266,7 +305,10 @@ class CasePackage:
             remove_stale_temps(self.root, below=("", REPORT_DIR))
             yield held
         finally:
-            held.release()
+            try:
+                self.flush()
+            finally:
+                held.release()
 
     def new_revision(self, reason: str) -> str:
         """Create the next revision of this case (event ``created``) and return its number.

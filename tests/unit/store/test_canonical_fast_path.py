@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.pipeline.support import LLM, imported, project_config
 from vba_assets.domain import canonical
 from vba_assets.domain.canonical import canonical_bytes, to_json_value
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.pipeline.trial import run_trial
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -92,8 +93,8 @@ def test_adversarial_values(value: Any) -> None:
 def test_the_switch_turns_the_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:
     value = {"b": [1, "x"], "a": None}
     fast = canonical_bytes(value)
-    monkeypatch.setenv("VBA_CANONICAL_FAST", "off")
-    assert not canonical.fast_path_enabled() and canonical_bytes(value) == fast
+    monkeypatch.setenv("VBA_FAST_PATHS", "off")
+    assert not fast_paths_enabled() and canonical_bytes(value) == fast
 
 
 def _artifacts(root: Path) -> list[Path]:

@@ -26,6 +26,7 @@ the changed files, then add it to the lock::
 Reading package files is the only IO here; everything else is pure.
 """
 
+import functools
 import hashlib
 import json
 import re
@@ -36,6 +37,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ConfigError, ErrorCode
 
 PROMPT_NAMES = (
@@ -216,11 +218,26 @@ def check_version(version: str, root: Traversable | None = None) -> dict[str, st
 def load_prompt_set(version: str, root: Traversable | None = None) -> PromptSet:
     """The instructions and examples of ``version``, refused unless they match the lock.
 
+    The package's own prompt files (``root`` None) are checked and read once per process: they
+    are package data, locked by hash, and a request rebuilds them many times per case.
+
     Raises:
         ConfigError: see :func:`check_version`; ``CONFIG_INVALID`` for a version that lacks a
             prompt file or holds a malformed example.
     """
-    root = root or prompts_root()
+    if root is None and fast_paths_enabled():
+        return _packaged_prompt_set(version)
+    if root is None:
+        root = prompts_root()
+    return _load_prompt_set(version, root)
+
+
+@functools.lru_cache(maxsize=16)
+def _packaged_prompt_set(version: str) -> PromptSet:
+    return _load_prompt_set(version, prompts_root())
+
+
+def _load_prompt_set(version: str, root: Traversable) -> PromptSet:
     locked = check_version(version, root)
     files = version_files(root, version)
     instructions: dict[str, str] = {}

@@ -77,6 +77,7 @@ from vba_assets.domain.resolution.models import (
     ResolutionPlanOutput,
 )
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, ModelError
 
 SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
@@ -159,8 +160,26 @@ _STAGES: dict[str, _Stage] = {
 }
 
 
+#: Rendered system pieces: static for one set of locked prompt files, prompt and protocol.
+_SYSTEM_CACHE: dict[tuple[Any, ...], Pieces] = {}
+
+
 def _system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Pieces:
-    """Instructions and examples; an example's request is laid out as ``spec`` lays out real ones."""
+    """Instructions and examples; an example's request is laid out as ``spec`` lays out real ones.
+
+    The result depends only on the prompt files (identified by their locked sha256), the prompt
+    and the protocol, so it is rendered once per process for each of them.
+    """
+    if not fast_paths_enabled():
+        return _render_system_pieces(prompts, prompt, spec)
+    key = (prompts.version, tuple(sorted(prompts.files.items())), prompt, spec)
+    cached = _SYSTEM_CACHE.get(key)
+    if cached is None:
+        cached = _SYSTEM_CACHE[key] = _render_system_pieces(prompts, prompt, spec)
+    return list(cached)
+
+
+def _render_system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Pieces:
     render = _STAGES[prompt].pieces
     folder = f"prompts/{prompts.version}"
     instructions = part(
