@@ -24,6 +24,7 @@ from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.context import search_ids
 from vba_assets.domain.resolution.models import CaptureArtifact, ProposedSearch
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.artifacts import (
@@ -107,6 +108,8 @@ class StageRun:
     env: RevisionEnv
     world: WorldAccess
     provider: Callable[[], Provider]
+    #: Set once :func:`prepare` completed the records under this run's lock (see there).
+    records_complete: bool = False
 
     def frozen(self) -> FrozenRevision:
         return self.env.frozen()
@@ -137,8 +140,16 @@ def _disabled(run: StageRun, stage: Stage) -> StageResult:
 
 def prepare(run: StageRun) -> None:
     """Before a stage does anything: complete the records a crash left unwritten
-    (:func:`~vba_assets.pipeline.completion.complete_records`; the caller holds the lock)."""
+    (:func:`~vba_assets.pipeline.completion.complete_records`; the caller holds the lock).
+
+    Once per :class:`StageRun`: its caller holds the revision lock for every stage it runs, so after
+    the first completion only this process writes, and a stage that fails raises out of the lock
+    (``VBA_FAST_PATHS=off`` completes before every stage, as before).
+    """
+    if run.records_complete and fast_paths_enabled():
+        return
     complete_records(run.frozen())
+    run.records_complete = True
 
 
 def require(run: StageRun, relpath: str, stage: Stage, missing_stage: Stage) -> None:

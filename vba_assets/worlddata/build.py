@@ -24,6 +24,7 @@ it is read; bad packaged data raises :class:`~vba_assets.errors.InputError` with
 
 import contextlib
 import csv
+import functools
 import gzip
 import hashlib
 import json
@@ -43,6 +44,7 @@ from typing import Any
 from sqlalchemy import Column, Table
 from sqlalchemy.types import CHAR, VARCHAR, Integer
 
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 from vba_assets.worlddata.schema import (
     INFO_MAX,
@@ -194,9 +196,11 @@ def iter_table_rows(
 
 
 def data_fingerprint(data_dir: Traversable | None = None) -> str:
-    """sha256 over the builder version, the SQLite DDL and every packaged file's bytes."""
-    source = data_dir or packaged_data_dir()
-    digest = hashlib.sha256()
+    """sha256 over the builder version, the SQLite DDL and every packaged file's bytes.
+
+    The packaged data's files are read and hashed once per process and builder identity: they ship
+    with the installed package (``VBA_FAST_PATHS=off`` reads them every time).
+    """
     dialect = sqlite_dialect()
     identity = {
         "builder_version": BUILDER_VERSION,
@@ -204,7 +208,20 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
         + create_index_statements(dialect)
         + create_trigram_index_statements(dialect),
     }
-    digest.update(json.dumps(identity, sort_keys=True).encode("utf-8"))
+    identity_text = json.dumps(identity, sort_keys=True)
+    if data_dir is None and fast_paths_enabled():
+        return _packaged_fingerprint(identity_text)
+    return _fingerprint(identity_text, data_dir or packaged_data_dir())
+
+
+@functools.lru_cache(maxsize=4)
+def _packaged_fingerprint(identity_text: str) -> str:
+    return _fingerprint(identity_text, packaged_data_dir())
+
+
+def _fingerprint(identity_text: str, source: Traversable) -> str:
+    digest = hashlib.sha256()
+    digest.update(identity_text.encode("utf-8"))
     for name in [MANIFEST_NAME, *(data_file_name(table) for table in WORLD_TABLES)]:
         try:
             payload = (source / name).read_bytes()

@@ -10,17 +10,18 @@ inputs always give the same bytes (protocol v1 and v2 alike).
 Only stdlib, pydantic and ``rfc8785`` (the canonical-JSON serializer) are used here: no IO.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, Self
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.canonical import canonical_bytes, content_hash
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema
 from vba_assets.domain.protocol import ProtocolVersion, protocol
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, ModelError
 
 STAGE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
@@ -68,6 +69,14 @@ class ModelRequest(StrictModel):
         "before protocol 4, so older requests keep their bytes.",
     )
 
+    _hashes: dict[tuple[ChatMessage, ...] | None, str] = PrivateAttr(default_factory=dict)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, with no remembered hash (an update changes what they hash)."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied._hashes = {}
+        return copied
+
     @property
     def schema_in_prompt(self) -> bool:
         """Whether the prompt text already shows the output schema (v2/v3 in the message, v4 in
@@ -84,8 +93,18 @@ class ModelRequest(StrictModel):
         return data
 
     def sha256(self, messages: Sequence[ChatMessage] | None = None) -> str:
-        """Hash of the canonical request of one attempt: the replay key."""
-        return content_hash(self.document(messages))
+        """Hash of the canonical request of one attempt: the replay key.
+
+        Remembered per request and conversation (the model is frozen; ``VBA_FAST_PATHS=off``
+        hashes every time).
+        """
+        if not fast_paths_enabled():
+            return content_hash(self.document(messages))
+        key = tuple(messages) if messages is not None else None
+        known = self._hashes.get(key)
+        if known is None:
+            known = self._hashes[key] = content_hash(self.document(messages))
+        return known
 
 
 def schema_text(schema: dict[str, Any]) -> str:
