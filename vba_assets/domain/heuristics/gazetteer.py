@@ -16,10 +16,10 @@ segmented; names the index does not hold (an operator's custom creatures) are no
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.inflection import inflects
+from vba_assets.domain.heuristics.inflection import InflectionIndex, inflection_index, inflects
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex
 from vba_assets.domain.heuristics.spans import (
@@ -60,7 +60,6 @@ class Gazetteer:
 
     catalogs: tuple[CatalogView, ...]
     index: NameIndex
-    _inflection: dict[str, list[tuple[str, str]]] = field(default_factory=dict, repr=False)
 
     def _catalogs_of(self, entry: IndexedName) -> list[CatalogView]:
         kind = "name" if entry.primary else "localized_name"
@@ -116,20 +115,28 @@ class Gazetteer:
         """How many distinct entities have a name containing ``text`` (stops past ``limit``)."""
         return self.index.containing_count(text, limit)
 
-    def inflection_names(self, language: str) -> list[tuple[str, str]]:
-        """(name, catalog) pairs of the names an inflected mention in ``language`` may stem
-        from: the primary names and the names of ``language``'s locales; none for a language
-        whose names are not compared by stem (:func:`~.inflection.inflects`)."""
+    def inflection_index(self, language: str) -> InflectionIndex:
+        """The names an inflected mention in ``language`` may stem from: the primary names and
+        the names of ``language``'s locales, with the catalogs that hold them (empty for a
+        language whose names are not compared by stem, :func:`~.inflection.inflects`). Built once
+        per name index, configured catalogs and language."""
+        return self.index.derived(
+            ("inflection", self._catalog_key, language),
+            lambda: inflection_index(self._inflection_names(language), language),
+        )
+
+    @property
+    def _catalog_key(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((c.name, c.kind, c.entity_type) for c in self.catalogs)
+
+    def _inflection_names(self, language: str) -> list[tuple[str, str]]:
         if not inflects(language):
             return []
-        found = self._inflection.get(language)
-        if found is None:
-            pairs: dict[tuple[str, str], None] = {}
-            for entry in self.index.names_in(language):
-                for catalog in self._catalogs_of(entry):
-                    pairs[(entry.name, catalog.name)] = None
-            found = self._inflection[language] = list(pairs)
-        return found
+        pairs: dict[tuple[str, str], None] = {}
+        for entry in self.index.names_in(language):
+            for catalog in self._catalogs_of(entry):
+                pairs[(entry.name, catalog.name)] = None
+        return list(pairs)
 
     def fully_truncated(self, word: str) -> bool:
         """Never: the index holds every name (kept for the admission rules' wording)."""

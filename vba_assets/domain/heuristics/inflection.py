@@ -25,6 +25,7 @@ matched.
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.lexicon import is_stopword
@@ -50,8 +51,14 @@ def inflects(language: str) -> bool:
     return language in ENDINGS
 
 
+#: ENDINGS, longest first: the order :func:`_ending` tries them in.
+_LONGEST_FIRST = {
+    language: tuple(sorted(endings, key=len, reverse=True)) for language, endings in ENDINGS.items()
+}
+
+
 def _ending(folded: str, language: str) -> int:
-    for ending in sorted(ENDINGS.get(language, ()), key=len, reverse=True):
+    for ending in _LONGEST_FIRST.get(language, ()):
         if folded.endswith(ending) and len(folded) - len(ending) >= MIN_STEM:
             return len(ending)
     return 0
@@ -111,27 +118,33 @@ def _match(
     return best, tuple(catalogs)
 
 
-def stem_index(
-    names: Sequence[tuple[str, str]], language: str
-) -> dict[tuple[str, ...], list[tuple[str, str]]]:
-    """``stems of a name -> the seen (name, catalog) pairs with those stems``."""
-    index: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+@dataclass(frozen=True)
+class InflectionIndex:
+    """The seen catalog names of one language, ready for :func:`inflected_spans`."""
+
+    #: ``stems of a name -> the seen (name, catalog) pairs with those stems``.
+    stems: dict[tuple[str, ...], list[tuple[str, str]]]
+    #: Every seen name, normalized: a mention written exactly so is not an inflection.
+    exact: frozenset[str]
+
+
+def inflection_index(names: Sequence[tuple[str, str]], language: str) -> InflectionIndex:
+    """The :class:`InflectionIndex` of ``names`` ((name, catalog) pairs) in ``language``."""
+    stems: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     for name, catalog in names:
         key = _key(name, language)
         if 0 < len(key) <= MAX_WORDS:
-            index.setdefault(key, []).append((name, catalog))
-    return index
+            stems.setdefault(key, []).append((name, catalog))
+    return InflectionIndex(stems, frozenset(normalize_for_match(name) for name, _ in names))
 
 
 def inflected_spans(
-    sources: Sequence[SourceText], names: Sequence[tuple[str, str]], language: str
+    sources: Sequence[SourceText], index: InflectionIndex, language: str
 ) -> list[Span]:
-    """Spans of inflected mentions of the seen catalog ``names`` ((name, catalog) pairs; see the
-    module docstring); each span records the catalogs of the names it matched."""
+    """Spans of inflected mentions of the seen catalog names of ``index`` (see the module
+    docstring); each span records the catalogs of the names it matched."""
     if not inflects(language):
         return []
-    index = stem_index(names, language)
-    exact = {normalize_for_match(name) for name, _ in names}
     found: list[Span] = []
     for source in sources:
         tokens = source.tokens
@@ -147,8 +160,8 @@ def inflected_spans(
                 if all(is_stopword(t.text) for t in window) or any(t.has_digit for t in window):
                     continue
                 written = source.text[window[0].start : window[-1].end]
-                matched = index.get(_key(written, language))
-                if not matched or normalize_for_match(written) in exact:
+                matched = index.stems.get(_key(written, language))
+                if not matched or normalize_for_match(written) in index.exact:
                     continue
                 length, catalogs = _match(written, matched, len(window), language)
                 if length:

@@ -27,18 +27,20 @@ names (it proposes what the packaged catalog holds, and capitalized names it can
 import bisect
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from rapidfuzz import fuzz, process
 
 from vba_assets.domain.catalog.names import normalize_for_match, tokenize
+from vba_assets.domain.speed import fast_paths_enabled
 
 #: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
 INDEX_FORMAT = 1
 #: The locale of a primary (``creature_template.name``) entry.
 PRIMARY = ""
+T = TypeVar("T")
 
 
 class IndexedName(NamedTuple):
@@ -72,6 +74,8 @@ class NameIndex:
     _blob: str = field(default="", repr=False)
     _offsets: list[int] = field(default_factory=list, repr=False)
     _languages: dict[str, tuple[IndexedName, ...]] = field(default_factory=dict, repr=False)
+    #: Structures other modules derive from this index, by their key (see :meth:`derived`).
+    _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)
 
     @property
     def label(self) -> str:
@@ -85,6 +89,16 @@ class NameIndex:
     def names_of(self, identity: int) -> tuple[IndexedName, ...]:
         """Every name of ``identity`` (primary first, then locales in order)."""
         return self.by_identity.get(identity, ())
+
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """``build()``, computed once per index and ``key`` (the index never changes, so what is
+        derived from it alone can be kept with it; ``VBA_FAST_PATHS=off`` builds every time)."""
+        if not fast_paths_enabled():
+            return build()
+        if key not in self._derived:
+            self._derived[key] = build()
+        value: T = self._derived[key]
+        return value
 
     def names_in(self, language: str) -> tuple[IndexedName, ...]:
         """Every primary name and every name of ``language``'s locales (cached)."""

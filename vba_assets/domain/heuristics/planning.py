@@ -114,7 +114,7 @@ def collect_spans(
     names = catalog_name_spans(sources, gazetteer)
     inflected = [
         s
-        for s in inflected_spans(sources, gazetteer.inflection_names(language), language)
+        for s in inflected_spans(sources, gazetteer.inflection_index(language), language)
         if not _inside(s, names, strict_container=False)
     ]
     names = [s for s in names if not _inside(s, inflected, strict_container=False)] + inflected
