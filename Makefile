@@ -63,7 +63,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# About 7 minutes on 2 CPUs; each script prints JSON (see bench/README.md).
+# About 9 minutes on 2 CPUs; each script prints JSON (see bench/README.md).
 bench: install
 	$(BIN)/python bench/lookup.py
 	$(BIN)/python bench/controller.py
