@@ -23,6 +23,7 @@ What it cannot do: endings are a short list, not a grammar; irregular forms, vow
 matched.
 """
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,19 +52,23 @@ def inflects(language: str) -> bool:
     return language in ENDINGS
 
 
-#: ENDINGS, longest first: the order :func:`_ending` tries them in.
-_LONGEST_FIRST = {
-    language: tuple(sorted(endings, key=len, reverse=True)) for language, endings in ENDINGS.items()
-}
+#: ENDINGS as sets, with the length of the longest: :func:`_ending` tries each suffix length once.
+_ENDING_SETS = {language: frozenset(endings) for language, endings in ENDINGS.items()}
+_LONGEST = {language: max(map(len, endings)) for language, endings in ENDINGS.items()}
 
 
 def _ending(folded: str, language: str) -> int:
-    for ending in _LONGEST_FIRST.get(language, ()):
-        if folded.endswith(ending) and len(folded) - len(ending) >= MIN_STEM:
-            return len(ending)
+    """Length of the longest known ending of ``folded`` that leaves a stem of MIN_STEM or more."""
+    endings = _ENDING_SETS.get(language)
+    if not endings:
+        return 0
+    for length in range(min(_LONGEST[language], len(folded) - MIN_STEM), 0, -1):
+        if folded[-length:] in endings:
+            return length
     return 0
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def stem(word: str, language: str) -> str:
     """``word`` case-folded without its longest known ending ("Wilden" -> "wild")."""
     folded = word.casefold()
