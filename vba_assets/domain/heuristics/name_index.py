@@ -208,6 +208,47 @@ def build_name_index(
     )
 
 
+def index_document(index: NameIndex) -> dict[str, Any]:
+    """``index`` as JSON data that :func:`index_from_document` reads back into an equal index
+    (its entries in index order with their normalized key: reading needs no normalization)."""
+    return {
+        "format": INDEX_FORMAT,
+        "sha256": index.sha256,
+        "entries": [
+            [entry.identity, entry.name, entry.locale, key]
+            for key, entries in index.by_name.items()
+            for entry in entries
+        ],
+        "identities": list(index.by_identity),
+        "quest_givers": sorted(index.quest_givers),
+    }
+
+
+def index_from_document(document: Mapping[str, Any], sha256: str) -> NameIndex:
+    """The index :func:`index_document` wrote, or ``ValueError`` when ``document`` is not one of
+    :data:`INDEX_FORMAT` for the sources hashed as ``sha256``."""
+    if document.get("format") != INDEX_FORMAT or document.get("sha256") != sha256:
+        raise ValueError("not a name index of this format and these sources")
+    by_name: dict[str, list[IndexedName]] = {}
+    by_identity: dict[int, list[IndexedName]] = {
+        int(identity): [] for identity in document["identities"]
+    }
+    for identity, name, locale, key in document["entries"]:
+        entry = IndexedName(int(identity), str(name), str(locale))
+        by_name.setdefault(str(key), []).append(entry)
+        by_identity[entry.identity].append(entry)
+    if any(not entries for entries in by_identity.values()):
+        raise ValueError("an identity without names")
+    for entries in by_identity.values():
+        entries.sort(key=lambda e: (e.locale, e.identity, e.name))
+    return NameIndex(
+        sha256=sha256,
+        by_name={key: tuple(value) for key, value in by_name.items()},
+        by_identity={key: tuple(value) for key, value in by_identity.items()},
+        quest_givers=frozenset(int(i) for i in document["quest_givers"]),
+    )
+
+
 def words_of(name: str) -> tuple[str, ...]:
     """The normalized word tokens of a name."""
     return tuple(tokenize(name))
