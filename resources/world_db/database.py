@@ -61,7 +61,7 @@ ever contains the password.
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,13 +204,7 @@ class WorldDatabase:
                 else:
                     statement = search_statement(bound, self._backend, schema.charsets)
                 self._statements[key] = statement
-            started = time.perf_counter()
-            with self._engine().connect() as connection:
-                result = connection.execute(statement, parameters)
-                records = result.all()
-                sql_text = str(result.context.statement)
-                sent = dict(result.context.compiled_parameters[0])
-            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            records, sql_text, sent, elapsed_ms = self._execute_recorded(statement, parameters)
         truncated = len(records) > limit
         return SearchResult(
             catalog=catalog,
@@ -218,7 +212,7 @@ class WorldDatabase:
             catalog_kind=config.kind,
             term=term,
             sql=sql_text,
-            parameters={key: scalar(value) for key, value in sent.items()},
+            parameters=sent,
             snapshot=schema.binding,
             row_limit=limit,
             truncated=truncated,
@@ -226,6 +220,20 @@ class WorldDatabase:
             elapsed_ms=elapsed_ms,
             coverage_notes=coverage_notes(bound, self._backend, schema.binding, limit, truncated),
         )
+
+    def _execute_recorded(
+        self, statement: Any, parameters: dict[str, Any]
+    ) -> tuple[Sequence[Any], str, dict[str, Any], float]:
+        """Run a catalog statement; its rows, the exact SQL and parameters sent (as JSON
+        scalars, for the capture) and the elapsed milliseconds."""
+        started = time.perf_counter()
+        with self._engine().connect() as connection:
+            result = connection.execute(statement, parameters)
+            records = result.all()
+            sql_text = str(result.context.statement)
+            sent = dict(result.context.compiled_parameters[0])
+        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+        return records, sql_text, {key: scalar(v) for key, v in sent.items()}, elapsed_ms
 
     def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
         """Every row of ``catalog`` with this identity and a non-NULL name, in key order."""
@@ -257,20 +265,16 @@ class WorldDatabase:
             bound = schema.catalogs[catalog]
             value = coerce_identity(bound, identity)
             statement = fetch_statement(bound, self._backend, schema.charsets)
-            started = time.perf_counter()
-            with self._engine().connect() as connection:
-                result = connection.execute(statement, {"identity": value})
-                records = result.all()
-                sql_text = str(result.context.statement)
-                sent = dict(result.context.compiled_parameters[0])
-            elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            records, sql_text, sent, elapsed_ms = self._execute_recorded(
+                statement, {"identity": value}
+            )
         return SearchResult(
             catalog=catalog,
             entity_type=config.entity_type,
             catalog_kind=config.kind,
             term=term,
             sql=sql_text,
-            parameters={key: scalar(v) for key, v in sent.items()},
+            parameters=sent,
             snapshot=schema.binding,
             row_limit=limit,
             truncated=False,

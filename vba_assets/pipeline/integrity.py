@@ -642,16 +642,21 @@ def _account_record(
         bound = {"manifest_sha256": manifest_path}
         if rejected is not None:
             bound["rejected_sha256"] = rejected_path
-        for key, path in bound.items():
-            if event.get(key) != ledger.sha(path):
-                ledger.add(
-                    ErrorCode.PACKAGE_HASH_REFERENCE_MISMATCH,
-                    path,
-                    f"{line} records {key} {event.get(key)}, the file has {ledger.sha(path)}",
-                )
+        _check_bound(ledger, line, event, bound)
 
 
 # --- stage artifacts ------------------------------------------------------------------------------
+
+
+def _check_bound(ledger: Ledger, line: str, event: dict[str, Any], bound: dict[str, str]) -> None:
+    """Each ``key -> path`` of ``bound``: the event's ``key`` is the sha256 the file has now."""
+    for key, path in bound.items():
+        if event.get(key) != ledger.sha(path):
+            ledger.add(
+                ErrorCode.PACKAGE_HASH_REFERENCE_MISMATCH,
+                path,
+                f"{line} records {key} {event.get(key)}, the file has {ledger.sha(path)}",
+            )
 
 
 def _account_artifact(ledger: Ledger, state: _Revision, stage: Stage) -> None:
@@ -779,13 +784,7 @@ def _account_accepted_bindings(
             dispatch,
             f"{line} names {event.get('accepted_dispatch')!r}",
         )
-    for key, path in bound.items():
-        if event.get(key) != ledger.sha(path):
-            ledger.add(
-                ErrorCode.PACKAGE_HASH_REFERENCE_MISMATCH,
-                path,
-                f"{line} records {key} {event.get(key)}, the file has {ledger.sha(path)}",
-            )
+    _check_bound(ledger, line, event, bound)
     rejected = sorted(
         a
         for (s, a), r in state.records.items()

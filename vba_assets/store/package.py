@@ -284,13 +284,8 @@ class CasePackage:
         """
         revision_path = self.path(self.revision_dir(revision))
         held = acquire_revision_lock(revision_path / LOCK_FILE, self.case_id, revision, self.clock)
-        try:
+        with self._holding(held):
             yield held
-        finally:
-            try:
-                self.flush()
-            finally:
-                held.release()
 
     @contextmanager
     def import_lock(self, wait_s: float = 30.0) -> Iterator[RevisionLock]:
@@ -301,9 +296,16 @@ class CasePackage:
         imported."""
         path = self.root.parent / IMPORT_LOCKS_DIR / f"{self.case_id}.lock"
         held = acquire_revision_lock(path, self.case_id, "<import>", self.clock, wait_s=wait_s)
-        try:
+        with self._holding(held):
             remove_stale_temps(self.root, below=("", REPORT_DIR))
             yield held
+
+    @contextmanager
+    def _holding(self, held: RevisionLock) -> Iterator[None]:
+        """Release ``held`` at the end, after :meth:`flush` made what was written under it
+        durable."""
+        try:
+            yield
         finally:
             try:
                 self.flush()

@@ -241,16 +241,7 @@ def assess_search(
             "pattern (a technical entry such as a trigger or kill credit), so it is not selected",
         )
         return SearchAssessmentOutput.model_validate(data)
-    bare = [term, *_names(chosen)]
-    cited = next(
-        (
-            (mention, quote)
-            for mention in search.mentions
-            if mention.source in sources
-            and (quote := evidence_quote(sources[mention.source], mention, bare)) is not None
-        ),
-        None,
-    )
+    cited = _first_cited(search, chosen, sources)
     if cited is None:
         data = _ambiguous(
             search,
@@ -344,20 +335,25 @@ def closest_spelling(
     return ranked[0][1]
 
 
+def _first_cited(
+    search: SearchView, chosen: CandidateView, sources: dict[str, str]
+) -> tuple[MentionCitation, str] | None:
+    """The first mention of ``search`` with report context beyond the bare names (the search
+    term and ``chosen``'s names), and the quote around it; None when every mention is bare."""
+    bare = [search.term, *_names(chosen)]
+    for mention in search.mentions:
+        if mention.source in sources:
+            quote = evidence_quote(sources[mention.source], mention, bare)
+            if quote is not None:
+                return mention, quote
+    return None
+
+
 def _selected(
     search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
 ) -> SearchAssessmentOutput | None:
     """A selection of ``chosen`` citing the first mention that has context, or None."""
-    bare = [search.term, *_names(chosen)]
-    cited = next(
-        (
-            (mention, quote)
-            for mention in search.mentions
-            if mention.source in sources
-            and (quote := evidence_quote(sources[mention.source], mention, bare)) is not None
-        ),
-        None,
-    )
+    cited = _first_cited(search, chosen, sources)
     if cited is None:
         return None
     mention, quote = cited
