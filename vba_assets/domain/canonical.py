@@ -11,8 +11,9 @@ keys, lone surrogates and unsupported types (datetime, bytes, sets, ...) are ref
 :class:`~vba_assets.errors.StoreError` ``ARTIFACT_UNSERIALIZABLE``. Pydantic models, anywhere in the
 value, are dumped with ``model_dump(mode="json")`` first.
 
-**Fast path.** The check walks the value once anyway. When it holds no float and no object key with
-a character at or above U+D800, the standard library's C encoder
+**Fast path.** The check walks the value once anyway. When it holds no object key with a character
+at or above U+D800 and no float that Python prints otherwise than RFC 8785 (exponent forms, see
+:func:`_float`; integral floats are passed as the equal int), the standard library's C encoder
 (``json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)``) writes exactly RFC
 8785's bytes: integers (within the safe range) print the same, strings get the same escapes (``"``,
 ``\``, ``\b \f \n \r \t`` and lowercase ``\u00XX`` for the other controls, nothing else), and
@@ -38,6 +39,8 @@ from vba_assets.errors import ErrorCode, StoreError
 MAX_SAFE_INTEGER = 2**53 - 1
 #: Below this code point, Python's string order equals RFC 8785's UTF-16 code-unit order.
 _FIRST_SURROGATE = "\ud800"
+#: Python prints a float of a smaller magnitude in exponent form (``1e-05``).
+_SMALLEST_PLAIN_FLOAT = 1e-4
 
 
 def canonical_bytes(obj: object) -> bytes:
@@ -47,10 +50,10 @@ def canonical_bytes(obj: object) -> bytes:
         StoreError: ``ARTIFACT_UNSERIALIZABLE`` naming the JSON pointer of the value that has no
             canonical JSON form.
     """
-    plain = [True]  # cleared by the walk when the C encoder's output could differ
+    plain = [fast_paths_enabled()]  # cleared by the walk when the C encoder's output could differ
     value = _convert(obj, None, plain)
     try:
-        if plain[0] and fast_paths_enabled():
+        if plain[0]:
             text = json.dumps(
                 value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
             )
@@ -73,7 +76,7 @@ def content_hash(obj: object) -> str:
 
 def to_json_value(obj: object) -> Any:
     """Return ``obj`` as plain JSON data (dict/list/str/int/float/bool/None), checked for JCS."""
-    value = _convert(obj, None, [True])
+    value = _convert(obj, None, [False])  # floats stay floats
     _find_lone_surrogate(value, None)
     return value
 
@@ -84,10 +87,22 @@ Path = tuple[Any, str | int] | None
 
 def _convert(obj: object, path: Path, plain: list[bool]) -> Any:
     """``obj`` as plain JSON data, refusing what RFC 8785 cannot hold (strings are checked for
-    lone surrogates by the encoder, see :func:`_find_lone_surrogate`)."""
+    lone surrogates by the encoder, see :func:`_find_lone_surrogate`). While ``plain[0]`` holds,
+    a float the C encoder would print differently clears it, and an integral float is returned
+    as the equal int (both print the same digits in RFC 8785)."""
     if obj is None or type(obj) is str or type(obj) is bool:
         return obj
-    if isinstance(obj, Mapping):
+    if isinstance(obj, list | tuple):  # before the Mapping ABC check, which is slower
+        return [_convert(item, (path, index), plain) for index, item in enumerate(obj)]
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, int):
+        if abs(obj) > MAX_SAFE_INTEGER:
+            _refuse(path, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
+        return int(obj)
+    if isinstance(obj, float):
+        return _float(float(obj), path, plain)
+    if isinstance(obj, dict | Mapping):
         result: dict[str, Any] = {}
         for key, item in obj.items():
             if not isinstance(key, str):
@@ -97,19 +112,6 @@ def _convert(obj: object, path: Path, plain: list[bool]) -> Any:
                 plain[0] = False  # code-point order and UTF-16 order may differ for this key
             result[key] = _convert(item, (path, key), plain)
         return result
-    if isinstance(obj, list | tuple):
-        return [_convert(item, (path, index), plain) for index, item in enumerate(obj)]
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, int):
-        if abs(obj) > MAX_SAFE_INTEGER:
-            _refuse(path, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
-        return int(obj)
-    if isinstance(obj, float):
-        if math.isnan(obj) or math.isinf(obj):
-            _refuse(path, f"{obj!r} is not allowed (RFC 8785 has no NaN or Infinity)")
-        plain[0] = False  # Python prints 1.0 and 1e-07; RFC 8785 prints 1 and 1e-7
-        return float(obj)
     if isinstance(obj, str):
         return str.__str__(obj)  # the plain value, also for (str, Enum) members
     if isinstance(obj, BaseModel):
@@ -119,6 +121,28 @@ def _convert(obj: object, path: Path, plain: list[bool]) -> Any:
         f"type {type(obj).__name__} has no JSON form; convert it first (e.g. isoformat() for "
         "datetimes, model_dump(mode='json') for models)",
     )
+
+
+def _float(number: float, path: Path, plain: list[bool]) -> float | int:
+    """``number`` checked; for the C encoder, integral values below 2**53 as ints.
+
+    RFC 8785 prints ``str(number)`` reformatted per ECMAScript: the same text when it is in
+    plain decimal notation without a ``.0`` ending (a non-integral magnitude of at least 1e-4:
+    below 2**52, so never in exponent form), and the integer's digits for an integral value
+    below 2**53 (``1.0`` -> ``1``, ``-0.0`` -> ``0``). Anything else, such as ``1e-07`` (RFC
+    8785: ``1e-7``), leaves the C encoder's path.
+    """
+    if math.isnan(number) or math.isinf(number):
+        _refuse(path, f"{number!r} is not allowed (RFC 8785 has no NaN or Infinity)")
+    if plain[0]:
+        magnitude = abs(number)
+        if number.is_integer():
+            if magnitude <= MAX_SAFE_INTEGER:
+                return int(number)
+            plain[0] = False
+        elif magnitude < _SMALLEST_PLAIN_FLOAT:
+            plain[0] = False
+    return number
 
 
 def _find_lone_surrogate(value: Any, path: Path) -> None:

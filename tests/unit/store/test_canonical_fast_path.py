@@ -69,6 +69,20 @@ def test_values_without_floats_take_the_fast_path_and_match(value: Any) -> None:
     assert canonical_bytes(value) == rfc8785.dumps(value)
 
 
+@settings(max_examples=600, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(FLOATS, min_size=1, max_size=6))
+def test_floats_take_the_fast_path_exactly_when_python_prints_them_as_rfc8785(
+    numbers: list[float],
+) -> None:
+    plain = [True]
+    canonical._convert(numbers, None, plain)
+    printable = all(
+        abs(n) <= canonical.MAX_SAFE_INTEGER if n.is_integer() else abs(n) >= 1e-4 for n in numbers
+    )
+    assert plain[0] is printable
+    assert canonical_bytes(numbers) == rfc8785.dumps(numbers)
+
+
 def _keys(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [max(k) if k else "" for k in value] + [k for v in value.values() for k in _keys(v)]
@@ -83,6 +97,17 @@ def _keys(value: Any) -> list[str]:
         {"\U0001f600": 1, "\ue000": 2},  # UTF-16 puts the emoji (D83D...) before U+E000
         {"a\x00": "\x00\x1f\x7f", "a": "\b\f\n\r\t"},
         {"n": [1e21, 1e-7, 5e-324, 1.7976931348623157e308, -0.0, 0.1 + 0.2, 2.0**53]},
+        [
+            1e-4,
+            9.999999999999999e-05,
+            -1e-4,
+            2.0**53 - 1,
+            -(2.0**53) + 1,
+            2.0**52 + 0.5,
+            1e15 + 0.25,
+        ],
+        [0.1, 123456.789, 1.0, -0.0, 0.0, 100.0, 0.5, 1e20, 1e16, 4503599627370495.5],
+        {"score": 0.9523809523809523, "ratio": 84.21052631578948, "n": 3.0},
         ["\u2028\u2029", "😀", "\\u0041"],
     ],
 )
