@@ -62,7 +62,9 @@ class Gazetteer:
     index: NameIndex
 
     def _catalogs_of(self, entry: IndexedName) -> list[CatalogView]:
-        kind = "name" if entry.primary else "localized_name"
+        return self._catalogs_of_kind("name" if entry.primary else "localized_name")
+
+    def _catalogs_of_kind(self, kind: str) -> list[CatalogView]:
         return [
             c
             for c in self.catalogs
@@ -122,21 +124,30 @@ class Gazetteer:
         per name index, configured catalogs and language."""
         return self.index.derived(
             ("inflection", self._catalog_key, language),
-            lambda: inflection_index(self._inflection_names(language), language),
+            lambda: inflection_index(*self._inflection_names(language), language),
         )
 
     @property
     def _catalog_key(self) -> tuple[tuple[str, str, str], ...]:
         return tuple((c.name, c.kind, c.entity_type) for c in self.catalogs)
 
-    def _inflection_names(self, language: str) -> list[tuple[str, str]]:
+    def _inflection_names(self, language: str) -> tuple[list[tuple[str, str]], frozenset[str]]:
+        """The (name, catalog) pairs of ``language`` and the normalized forms of their names."""
         if not inflects(language):
-            return []
+            return [], frozenset()
+        catalogs = {
+            True: [c.name for c in self._catalogs_of_kind("name")],
+            False: [c.name for c in self._catalogs_of_kind("localized_name")],
+        }
         pairs: dict[tuple[str, str], None] = {}
-        for entry in self.index.names_in(language):
-            for catalog in self._catalogs_of(entry):
-                pairs[(entry.name, catalog.name)] = None
-        return list(pairs)
+        normalized: set[str] = set()
+        for key, entry in self.index.names_in(language):
+            held = catalogs[entry.primary]
+            if held:
+                normalized.add(key)
+            for catalog in held:
+                pairs[(entry.name, catalog)] = None
+        return list(pairs), frozenset(normalized)
 
     def fully_truncated(self, word: str) -> bool:
         """Never: the index holds every name (kept for the admission rules' wording)."""

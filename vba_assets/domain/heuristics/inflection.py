@@ -133,14 +133,22 @@ class InflectionIndex:
     exact: frozenset[str]
 
 
-def inflection_index(names: Sequence[tuple[str, str]], language: str) -> InflectionIndex:
-    """The :class:`InflectionIndex` of ``names`` ((name, catalog) pairs) in ``language``."""
+def inflection_index(
+    names: Sequence[tuple[str, str]], normalized: frozenset[str] | None, language: str
+) -> InflectionIndex:
+    """The :class:`InflectionIndex` of ``names`` ((name, catalog) pairs) in ``language``;
+    ``normalized`` is every name normalized, when the caller has it (computed otherwise)."""
     stems: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    keys: dict[str, tuple[str, ...]] = {}  # a name held by two catalogs is stemmed once
     for name, catalog in names:
-        key = _key(name, language)
+        key = keys.get(name)
+        if key is None:
+            key = keys[name] = _key(name, language)
         if 0 < len(key) <= MAX_WORDS:
             stems.setdefault(key, []).append((name, catalog))
-    return InflectionIndex(stems, frozenset(normalize_for_match(name) for name, _ in names))
+    if normalized is None:
+        normalized = frozenset(normalize_for_match(name) for name, _ in names)
+    return InflectionIndex(stems, normalized)
 
 
 def inflected_spans(

@@ -73,7 +73,9 @@ class NameIndex:
     _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
     _blob: str = field(default="", repr=False)
     _offsets: list[int] = field(default_factory=list, repr=False)
-    _languages: dict[str, tuple[IndexedName, ...]] = field(default_factory=dict, repr=False)
+    _languages: dict[str, tuple[tuple[str, IndexedName], ...]] = field(
+        default_factory=dict, repr=False
+    )
     #: Names by (length, count of ASCII characters): what :meth:`closest` may skip.
     _shapes: dict[tuple[int, int], list[str]] = field(default_factory=dict, repr=False)
     #: Structures other modules derive from this index, by their key (see :meth:`derived`).
@@ -102,13 +104,14 @@ class NameIndex:
         value: T = self._derived[key]
         return value
 
-    def names_in(self, language: str) -> tuple[IndexedName, ...]:
-        """Every primary name and every name of ``language``'s locales (cached)."""
+    def names_in(self, language: str) -> tuple[tuple[str, IndexedName], ...]:
+        """Every primary name and every name of ``language``'s locales, each with its
+        normalized form (cached)."""
         found = self._languages.get(language)
         if found is None:
             found = self._languages[language] = tuple(
-                entry
-                for entries in self.by_name.values()
+                (key, entry)
+                for key, entries in self.by_name.items()
                 for entry in entries
                 if entry.locale == PRIMARY or entry.locale[:2].casefold() == language
             )
