@@ -31,6 +31,7 @@ from vba_assets.domain.heuristics.name_index import (
     index_from_document,
     index_sha256,
 )
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.worlddata.build import cache_dir, load_manifest, packaged_data_dir
 
@@ -106,13 +107,13 @@ def packaged_name_index() -> NameIndex:
     ``~/.cache/vba-assets``, beside the demo world DB), named by the index's hash, so a later
     process reads it in about a second instead of building it again (every Dagster run is a new
     process). A cache file that cannot be read is ignored and replaced; one that cannot be written
-    is skipped.
+    is skipped. ``VBA_FAST_PATHS=off`` builds it from the CSVs as before the cache existed.
     """
     global _index
     with _lock:
         if _index is None:
             sources = index_sources()
-            _index = _read_cached(sources)
+            _index = _read_cached(sources) if fast_paths_enabled() else None
             if _index is None:
                 _index = build_name_index(_names(), _quest_givers(), sources)
                 _write_cached(_index)

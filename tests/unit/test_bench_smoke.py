@@ -128,3 +128,17 @@ def test_batch_runs_generated_cases_and_probes_the_single_run_backfill() -> None
     targets = output["targets"]
     assert isinstance(targets["dagster_one_run_per_partition"]["met"], bool)
     assert isinstance(targets["peak_rss"]["met"], bool)
+
+
+def test_eval_speed_runs_both_modes_and_scores_them_alike(tmp_path: Path) -> None:
+    cases = (REPO / "eval" / "devset.jsonl").read_text(encoding="utf-8").splitlines()[:3]
+    dataset = tmp_path / "three.jsonl"
+    dataset.write_text("\n".join(cases) + "\n", encoding="utf-8")
+    output = run_bench("eval_speed", "--rounds", "1", "--dataset", str(dataset))
+    results = output["results"]
+    assert results["same_results"] is True
+    assert [run["mode"] for run in results["runs"]] == ["fast", "plain"]
+    for run in results["runs"]:
+        assert run["cases"] == 3 and run["case_ms"]["n"] == 2 and is_ms(run["case_ms"]["p50_ms"])
+    assert set(results["ratios"]) == {"wall", "case_p50", "case_mean", "setup"}
+    assert output["targets"]["met"].keys() == {"wall", "case_p50", "case_mean"}

@@ -1,9 +1,20 @@
 """One switch for the controller's speed-ups, so a benchmark can time the plain path in the same run.
 
-``VBA_FAST_PATHS=off`` turns off: the C-encoder path of canonical JSON
-(:mod:`vba_assets.domain.canonical`), the per-process caches of the packaged prompt files and of
-rendered system prompts (:mod:`vba_assets.domain.prompting`), and the store's remembered folders
-and batched folder fsyncs (:mod:`vba_assets.store`). Every artifact is byte-identical either way
+``VBA_FAST_PATHS=off`` turns off every speed-up that has a plain path to compare with:
+
+* canonical JSON's C-encoder path (:mod:`vba_assets.domain.canonical`) and the per-request hash
+  memo (:mod:`vba_assets.domain.llm.contract`);
+* the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
+  requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
+  packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);
+* the store's remembered folders and batched folder fsyncs (:mod:`vba_assets.store`), and the
+  once-per-run completion of dispatch records (:mod:`vba_assets.pipeline.stages`);
+* in the heuristic planner: the name index kept in the cache directory
+  (``resources/llm/heuristic_index.py``, built from the CSVs instead), the structures derived
+  from it once per process (inflection indexes) and the shortlist of names a misspelling is
+  scored against (:mod:`vba_assets.domain.heuristics.name_index`).
+
+Every artifact is byte-identical either way
 (the benchmarks and tests check it); only the time differs. The embedded world DB's trigram index
 has its own switch (``VBA_WORLD_DB_INDEX``): it changes a capture's recorded SQL.
 """
