@@ -7,21 +7,10 @@ from typing import Any
 import pytest
 
 from vba_assets.errors import ErrorCode, InputError
+from vba_assets.evaluation.aggregate import by_language, by_tag, by_tracker, miss_counts, total
 from vba_assets.evaluation.dataset import EvalCase
-from vba_assets.evaluation.metrics import (
-    CaseObservation,
-    Counts,
-    ObservedCall,
-    ObservedSearch,
-    by_language,
-    by_tag,
-    by_tracker,
-    covers,
-    miss_counts,
-    primary_search,
-    score_case,
-    total,
-)
+from vba_assets.evaluation.metrics import Counts, covers, primary_search, score_case
+from vba_assets.evaluation.observations import CaseObservation, ObservedCall, ObservedSearch
 from vba_assets.evaluation.report import (
     EvalReport,
     RunInfo,

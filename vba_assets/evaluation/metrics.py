@@ -55,17 +55,21 @@ Every aggregate is a micro-average: numerators and denominators are summed over 
 A rate whose denominator is 0 is ``None``.
 """
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
 from vba_assets.domain.case.text import fold
 from vba_assets.evaluation.dataset import EvalCase, GoldMention
+from vba_assets.evaluation.observations import (
+    CaseObservation,
+    Identity,
+    ObservedInterpretation,
+    ObservedSearch,
+)
 
-SearchStatus = Literal["selected", "ambiguous", "no_match", "unassessed"]
 #: ``selected`` is the outcome of a null-gold mention whose primary search selected an entry.
 MentionOutcome = Literal["correct", "wrong", "abstained", "unassessed", "missed", "selected"]
-Identity = int | str
 
 #: Rates where a higher value is better (the regression check guards drops).
 HIGHER_IS_BETTER = (
@@ -101,103 +105,6 @@ CACHE_AND_PRICE_FIGURES = (
     "cache_hit_share",
     "cost_per_case_usd",
 )
-
-
-@dataclass(frozen=True)
-class ObservedSearch:
-    """One accepted search of a case, what it captured and how it was assessed."""
-
-    search_id: str
-    term: str
-    role: str
-    candidates: tuple[Identity, ...] = ()
-    truncated: bool = False
-    status: SearchStatus = "unassessed"
-    selected: Identity | None = None
-
-
-@dataclass(frozen=True)
-class ObservedCall:
-    """One dispatch record: a model request and its token usage (None: not reported)."""
-
-    stage: str
-    outcome: str
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    #: Every input token the provider read, cached ones included (module docstring).
-    prompt_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    #: None without a price for the model.
-    cost_microusd: int | None = None
-    #: The finding codes of a rejected reply.
-    codes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Price:
-    """USD per million tokens of one model (a row of the ``vba eval --prices`` table)."""
-
-    input: float
-    output: float
-    cache_write: float = 0.0
-    cache_read: float = 0.0
-
-    def cost_microusd(self, prompt: int, cache_write: int, cache_read: int, output: int) -> int:
-        """One call's cost in micro-dollars: uncached prompt, cache writes, reads and output."""
-        uncached = max(0, prompt - cache_write - cache_read)
-        # tokens x (USD per 1e6 tokens) = micro-dollars
-        return round(
-            uncached * self.input
-            + cache_write * self.cache_write
-            + cache_read * self.cache_read
-            + output * self.output
-        )
-
-
-def prompt_tokens(
-    input_tokens: int | None,
-    cache_write: int | None,
-    cache_read: int | None,
-    *,
-    input_includes_cached: bool,
-) -> int:
-    """Every input token of a call from its reported usage (module docstring)."""
-    if input_tokens is None:
-        return 0
-    if input_includes_cached:
-        return input_tokens
-    return input_tokens + (cache_write or 0) + (cache_read or 0)
-
-
-@dataclass(frozen=True)
-class ObservedDate:
-    """One time reference of the accepted interpretation."""
-
-    quote: str
-    start: str | None
-    end: str | None
-
-
-@dataclass(frozen=True)
-class ObservedInterpretation:
-    """The scope and dates of the accepted interpretation."""
-
-    in_scope: bool
-    scope_class: str | None = None
-    dates: tuple[ObservedDate, ...] = ()
-
-
-@dataclass(frozen=True)
-class CaseObservation:
-    """What the pipeline produced for one case (``error_code`` set when it was blocked)."""
-
-    case_id: str
-    searches: tuple[ObservedSearch, ...] = ()
-    calls: tuple[ObservedCall, ...] = ()
-    interpretation: ObservedInterpretation | None = None
-    error_code: str | None = None
-    error_message: str | None = None
 
 
 @dataclass(frozen=True)
@@ -537,83 +444,3 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         language=case.language,
         tracker=case.tracker,
     )
-
-
-def total(results: Iterable[CaseResult]) -> Counts:
-    """The summed counters of ``results``."""
-    counts = Counts()
-    for result in results:
-        counts = counts + result.counts
-    return counts
-
-
-def by_tag(results: Sequence[CaseResult]) -> dict[str, Counts]:
-    """Summed counters per tag (a case with several tags counts in each)."""
-    tags = sorted({tag for result in results for tag in result.tags})
-    return {tag: total(r for r in results if tag in r.tags) for tag in tags}
-
-
-def by_language(results: Sequence[CaseResult]) -> dict[str, Counts]:
-    """Summed counters per report language label (``"?"`` when a line gives none)."""
-    return _grouped(results, lambda r: r.language or "?")
-
-
-def by_tracker(results: Sequence[CaseResult]) -> dict[str, Counts]:
-    """Summed counters per tracker (``"?"`` when a line gives none)."""
-    return _grouped(results, lambda r: r.tracker or "?")
-
-
-def _grouped(results: Sequence[CaseResult], key: Callable[[CaseResult], str]) -> dict[str, Counts]:
-    keys = sorted({key(result) for result in results})
-    return {name: total(r for r in results if key(r) == name) for name in keys}
-
-
-def miss_counts(results: Sequence[CaseResult]) -> dict[str, int]:
-    """How many mentions failed for each of :data:`MISS_REASONS` (every reason listed)."""
-    counts = dict.fromkeys(MISS_REASONS, 0)
-    for result in results:
-        for mention in result.mentions:
-            if mention.reason is not None:
-                counts[mention.reason] += 1
-    return counts
-
-
-@dataclass(frozen=True)
-class RuleRate:
-    """How often replies were rejected for one rule (finding code) over a set of cases."""
-
-    code: str
-    stage: str
-    rejected: int
-    replies: int
-
-    @property
-    def rate(self) -> float | None:
-        return self.rejected / self.replies if self.replies else None
-
-
-def correction_rates(
-    results: Iterable[CaseResult], stage_of: dict[str, str] | None = None
-) -> list[RuleRate]:
-    """The correction rate of every rule that rejected a reply, highest first.
-
-    ``stage_of`` maps a code to its stage (``vba_assets.domain.protocol.RULES``); a code of no
-    single stage (citations, the schema, invalid JSON, an unfinished reply) is rated over every
-    reply.
-    """
-    replies: dict[str, int] = {}
-    rejected: dict[str, int] = {}
-    for result in results:
-        for stage, count in result.replies_by_stage.items():
-            replies[stage] = replies.get(stage, 0) + count
-        for code, count in result.rejections_by_code.items():
-            rejected[code] = rejected.get(code, 0) + count
-    stages = stage_of or {}
-    rates = []
-    for code, count in rejected.items():
-        stage = stages.get(code, "any")
-        if stage not in replies:
-            stage = "any"
-        total = sum(replies.values()) if stage == "any" else replies[stage]
-        rates.append(RuleRate(code, stage, count, total))
-    return sorted(rates, key=lambda r: (-(r.rate or 0.0), -r.rejected, r.code))

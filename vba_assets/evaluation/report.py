@@ -15,12 +15,7 @@ from typing import Any
 
 from vba_assets.domain.protocol import RULES
 from vba_assets.errors import ErrorCode, InputError
-from vba_assets.evaluation.metrics import (
-    COST_FIGURES,
-    HIGHER_IS_BETTER,
-    LOWER_IS_BETTER,
-    CaseResult,
-    Counts,
+from vba_assets.evaluation.aggregate import (
     RuleRate,
     by_language,
     by_tag,
@@ -28,6 +23,13 @@ from vba_assets.evaluation.metrics import (
     correction_rates,
     miss_counts,
     total,
+)
+from vba_assets.evaluation.metrics import (
+    COST_FIGURES,
+    HIGHER_IS_BETTER,
+    LOWER_IS_BETTER,
+    CaseResult,
+    Counts,
 )
 
 RESULTS_SCHEMA_VERSION = 1

@@ -42,9 +42,9 @@ from vba_assets.errors import (
     exit_code,
 )
 from vba_assets.evaluation.dataset import Dataset, EvalCase, load_dataset
-from vba_assets.evaluation.metrics import (
+from vba_assets.evaluation.metrics import CaseResult, score_case
+from vba_assets.evaluation.observations import (
     CaseObservation,
-    CaseResult,
     ObservedCall,
     ObservedDate,
     ObservedInterpretation,
@@ -52,7 +52,6 @@ from vba_assets.evaluation.metrics import (
     Price,
     SearchStatus,
     prompt_tokens,
-    score_case,
 )
 from vba_assets.evaluation.report import (
     DEFAULT_RATE_TOLERANCE,

@@ -19,7 +19,8 @@ from tests.fakes.model_apis import anthropic_reply
 from tests.pipeline.support import LLM, imported, project_config
 from vba_assets.context_show import show_context
 from vba_assets.evaluation.dataset import EvalCase
-from vba_assets.evaluation.metrics import CaseObservation, ObservedCall, Price, score_case
+from vba_assets.evaluation.metrics import score_case
+from vba_assets.evaluation.observations import CaseObservation, ObservedCall, Price
 from vba_assets.evaluation.report import EvalReport, RunInfo
 from vba_assets.evaluation.runner import load_prices, observe_case, run_eval
 from vba_assets.llm_config import parse_llm_config
