@@ -22,6 +22,8 @@ __all__ = [
     "gazetteer",
     "inflection",
     "interpretation",
+    "interpretation_parts",
+    "interpretation_v4",
     "lexicon",
     "markup",
     "misspellings",

@@ -1,0 +1,242 @@
+"""What both versions of the heuristic interpretation read from the frozen context (pure logic):
+the entity references with their quotes, the unknowns of unresolved names, the reporter's
+sentences quoted as observations, one observation per lookup fact and selection, and the
+questions for the next phase (see :mod:`.interpretation` for the rules they implement).
+"""
+
+import re
+from collections.abc import Sequence
+
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.interpretation.models import (
+    EntityReference,
+    Observation,
+    ReportQuote,
+    TimeReference,
+    Unknown,
+)
+from vba_assets.domain.interpretation.rules import causal_phrases
+from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+from vba_assets.domain.resolution.models import (
+    MentionCitation,
+    ResolutionContext,
+    SelectedEntityAlias,
+    UnresolvedIdentityAlias,
+)
+
+MAX_SOURCE_OBSERVATIONS = 8
+MAX_SENTENCE_CHARS = 300
+MAX_TIME_REFERENCES = 16
+MAX_SUB_TASKS = 12
+_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+|$)", re.MULTILINE)
+_PROBLEM = re.compile(
+    r"(?<!\w)(?:can'?t|cannot|couldn'?t|won'?t|doesn'?t|does not|don'?t|didn'?t|isn'?t|no|not|"
+    r"nothing|never|missing|nowhere|reset\w*|evad\w*|bug\w*|kein\w*|nicht|nichts)(?!\w)",
+    re.IGNORECASE,
+)
+_MAIN_KINDS = ("title", "body")
+Entity = SelectedEntityAlias | UnresolvedIdentityAlias
+
+
+def mention_quotes(mentions: Sequence[MentionCitation]) -> list[ReportQuote]:
+    unique = dict.fromkeys((m.source, m.quote) for m in mentions)
+    return [ReportQuote(source=source, quote=quote) for source, quote in list(unique)[:8]]
+
+
+def entity_label(entity: Entity) -> str:
+    if isinstance(entity, SelectedEntityAlias):
+        return f"{entity.name} ({entity.alias}, {entity.entity_type} {entity.identity})"
+    return f"'{entity.term}' ({entity.alias}, unresolved: {entity.status})"
+
+
+def ambiguous_subject(resolution: ResolutionContext | None) -> UnresolvedIdentityAlias | None:
+    """The first unresolved affected subject when no affected subject was selected."""
+    if resolution is None:
+        return None
+    if any(n.role == "affected_subject" for n in resolution.selected):
+        return None
+    return next((d for d in resolution.unresolved if d.role == "affected_subject"), None)
+
+
+def entity_references(
+    resolution: ResolutionContext | None, ambiguous: bool
+) -> tuple[list[EntityReference], list[EntityReference]]:
+    affected: list[EntityReference] = []
+    context: list[EntityReference] = []
+    if resolution is None:
+        return affected, context
+    entities: list[Entity] = [*resolution.selected, *resolution.unresolved]
+    for entity in entities:
+        reference = EntityReference(ref=entity.alias, mentions=mention_quotes(entity.mentions))
+        is_subject = entity.role == "affected_subject"
+        if is_subject and not (ambiguous and isinstance(entity, SelectedEntityAlias)):
+            affected.append(reference)
+        else:
+            context.append(reference)
+    return affected[:16], context[:32]
+
+
+def unknown_text(entity: UnresolvedIdentityAlias) -> str:
+    ids = ", ".join(str(i) for i in entity.candidate_identities[:8])
+    if entity.status == "no_match":
+        return (
+            f"Which entity '{entity.term}' is: the search matched no catalog entry. A miss is "
+            "scoped to that catalog, filter and snapshot; it does not show the entity is absent "
+            "from the running world."
+        )
+    if entity.status == "truncated":
+        return (
+            f"Which entity '{entity.term}' is: more catalog rows matched than were captured, so "
+            f"no unique selection was possible (captured candidates: {ids or 'none'})."
+        )
+    return (
+        f"Which entity '{entity.term}' is: several catalog entries remain possible "
+        f"({ids or 'none'}); name similarity alone does not decide."
+    )
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for match in _SENTENCE.finditer(text):
+        start, end = match.start(), match.end()
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end - start >= 3:
+            spans.append((start, end))
+    return spans
+
+
+def _wrap(kind: str, alias: str, sentence: str) -> str | None:
+    """``<kind> <alias> says: "<sentence>"`` with quote marks the sentence does not use."""
+    for left, right in (('"', '"'), ("“", "”")):
+        if left not in sentence and right not in sentence:
+            return f"{kind} {alias} says: {left}{sentence}{right}"
+    return None
+
+
+def source_observations(
+    context: InterpretationStageContext, entities: Sequence[Entity], texts: list[str]
+) -> list[Observation]:
+    """Title and body sentences with a problem phrase or a named entity, then sentences of the
+    other sources (attachments) that name an entity."""
+    observations: list[Observation] = []
+    main = [s for s in context.sources if s.kind in _MAIN_KINDS]
+    rest = [s for s in context.sources if s.kind not in _MAIN_KINDS]
+    for pass_sources, need_entity in ((main, False), (rest, True)):
+        for source in pass_sources:
+            if not source.readable or not source.text:
+                continue
+            text = source.text
+            for start, end in _sentences(text):
+                sentence = text[start:end]
+                aliases = [
+                    e.alias
+                    for e in entities
+                    if any(m.source == source.alias and start <= m.start < end for m in e.mentions)
+                ]
+                if not aliases and (need_entity or not _PROBLEM.search(sentence)):
+                    continue
+                if len(sentence) > MAX_SENTENCE_CHARS or any(
+                    ord(char) in FORMAT_CONTROL_CODEPOINTS for char in sentence
+                ):
+                    continue
+                statement = _wrap(source.kind, source.alias, sentence)
+                if statement is None or causal_phrases(statement, texts):
+                    continue
+                observations.append(
+                    Observation(statement=statement, citations=[source.alias, *aliases][:12])
+                )
+                if len(observations) >= MAX_SOURCE_OBSERVATIONS:
+                    return observations
+    return observations
+
+
+def lookup_observations(resolution: ResolutionContext) -> list[Observation]:
+    observations: list[Observation] = []
+    by_search: dict[str, list[str]] = {}
+    entities: list[Entity] = [*resolution.selected, *resolution.unresolved]
+    for entity in entities:
+        by_search.setdefault(entity.search_id, []).append(entity.alias)
+    for fact in resolution.facts:
+        cut = ", truncated at the row limit" if fact.truncated else ""
+        observations.append(
+            Observation(
+                statement=f"Lookup {fact.alias}: a literal contains search for '{fact.term}' in "
+                f"catalog {fact.catalog} returned {fact.rows} candidate(s){cut}.",
+                citations=[fact.alias, *by_search.get(fact.search_id, [])][:12],
+            )
+        )
+    for n in resolution.selected:
+        observations.append(
+            Observation(
+                statement=f"{n.alias}: the catalog holds {n.entity_type} {n.identity} named "
+                f"'{n.name}' ({n.catalog}); it was selected for the report's mention with the "
+                f"contextual role {n.role}, a selection, not evidence about the reported problem.",
+                citations=[n.alias, *dict.fromkeys(m.source for m in n.mentions)][:12],
+            )
+        )
+    return observations
+
+
+def next_phase_tasks(resolution: ResolutionContext | None, category: str) -> list[str]:
+    tasks: list[str] = []
+    if resolution is None:
+        return ["Which creatures, quests or places does the report name?"]
+    for n in resolution.selected:
+        label = f"{n.entity_type} {n.identity} ('{n.name}')"
+        if n.role == "affected_subject":
+            tasks.append(
+                f"Where and under which conditions does the world data place {label}, and does "
+                f"that match what the report describes ({category})?"
+            )
+        elif n.role == "quest_giver":
+            tasks.append(f"Which quests does {label} start or end, and are they available?")
+        else:
+            tasks.append(f"What part does {label} play in the situation the report describes?")
+    for d in resolution.unresolved:
+        tasks.append(f"Which catalog entry does the report mean by '{d.term}' ({d.alias})?")
+    return tasks[:MAX_SUB_TASKS]
+
+
+def case_unknowns(
+    resolution: ResolutionContext | None, times: Sequence[TimeReference]
+) -> list[Unknown]:
+    """An unknown per unresolved name, per time expression that could not be resolved, and one
+    when entity resolution is disabled."""
+    unresolved = list(resolution.unresolved) if resolution is not None else []
+    unknowns = [Unknown(ref=d.alias, description=unknown_text(d)) for d in unresolved]
+    unknowns += [
+        Unknown(ref=None, description=f"The time expression '{t.quote}' could not be resolved.")
+        for t in times
+        if t.resolved_start is None
+    ]
+    if resolution is None:
+        unknowns.append(
+            Unknown(ref=None, description="Entity resolution is disabled: no name was looked up.")
+        )
+    return unknowns
+
+
+def case_observations(
+    context: InterpretationStageContext, entities: Sequence[Entity], texts: list[str]
+) -> list[Observation]:
+    """The reporter's sentences (:func:`source_observations`), then the lookups'."""
+    observations = source_observations(context, entities, texts)
+    if context.resolution is not None:
+        observations += lookup_observations(context.resolution)
+    return observations
+
+
+def resolved_days(times: Sequence[TimeReference]) -> list[str]:
+    """The days the resolved time references cover (``D`` or ``D1..D2``), first mention first."""
+    return list(
+        dict.fromkeys(
+            t.resolved_start.isoformat()
+            if t.resolved_start == t.resolved_end
+            else f"{t.resolved_start.isoformat()}..{t.resolved_end.isoformat()}"
+            for t in times
+            if t.resolved_start is not None and t.resolved_end is not None
+        )
+    )
