@@ -16,8 +16,9 @@ import pytest
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
 from vba_assets.errors import ErrorCode, InputError
+from vba_assets.evaluation.comparison import compare_to_baseline, load_baseline
 from vba_assets.evaluation.dataset import load_dataset
-from vba_assets.evaluation.report import EvalReport, compare_to_baseline, load_baseline
+from vba_assets.evaluation.report import EvalReport
 from vba_assets.evaluation.runner import EXIT_REGRESSION, main, run_eval
 from vba_assets.llm_config import LlmConfig
 

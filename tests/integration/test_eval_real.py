@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vba_assets.evaluation.report import EvalReport, compare_to_baseline, load_baseline
+from vba_assets.evaluation.comparison import compare_to_baseline, load_baseline
+from vba_assets.evaluation.report import EvalReport
 from vba_assets.evaluation.runner import run_eval
 from vba_assets.llm_config import LlmConfig
 

@@ -8,12 +8,7 @@ import pytest
 
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.evaluation.aggregate import by_language, by_tag, by_tracker, miss_counts, total
-from vba_assets.evaluation.dataset import EvalCase
-from vba_assets.evaluation.metrics import Counts, covers, primary_search, score_case
-from vba_assets.evaluation.observations import CaseObservation, ObservedCall, ObservedSearch
-from vba_assets.evaluation.report import (
-    EvalReport,
-    RunInfo,
+from vba_assets.evaluation.comparison import (
     baseline_document,
     compare_markdown,
     compare_results,
@@ -21,6 +16,10 @@ from vba_assets.evaluation.report import (
     load_baseline,
     load_results,
 )
+from vba_assets.evaluation.dataset import EvalCase
+from vba_assets.evaluation.metrics import Counts, covers, primary_search, score_case
+from vba_assets.evaluation.observations import CaseObservation, ObservedCall, ObservedSearch
+from vba_assets.evaluation.report import EvalReport, RunInfo
 
 
 def _case(mentions: list[tuple[str, str, int | None]], **extra: Any) -> EvalCase:

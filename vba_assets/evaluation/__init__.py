@@ -1,10 +1,14 @@
 """Quality evaluation of entity resolution (``vba eval``; eval/README.md).
 
 * :mod:`.dataset`: the JSONL gold dataset (loading and validation, pure);
-* :mod:`.metrics`: the metric definitions and their computation (pure);
+* :mod:`.observations`: what the pipeline produced for a case, as the metrics read it (pure);
+* :mod:`.metrics`: the metric definitions and scoring one case (pure);
+* :mod:`.aggregate`: sums over cases, per tag, language and tracker (pure);
 * :mod:`.runner`: imports each report into a scratch workspace and runs the pipeline (IO), and
   :func:`~vba_assets.evaluation.runner.main`, the command line;
-* :mod:`.report`: ``results.json``, ``results.md`` and the baseline comparison.
+* :mod:`.observing`: reads an evaluated revision into an observation (IO);
+* :mod:`.report`: ``results.json`` and ``results.md``;
+* :mod:`.comparison`: the committed baseline and ``vba eval --compare``.
 
 ``run_eval`` and ``main`` are importable from here; they load the pipeline only when used.
 """

@@ -21,8 +21,9 @@ from vba_assets.context_show import show_context
 from vba_assets.evaluation.dataset import EvalCase
 from vba_assets.evaluation.metrics import score_case
 from vba_assets.evaluation.observations import CaseObservation, ObservedCall, Price
+from vba_assets.evaluation.observing import observe_case
 from vba_assets.evaluation.report import EvalReport, RunInfo
-from vba_assets.evaluation.runner import load_prices, observe_case, run_eval
+from vba_assets.evaluation.runner import load_prices, run_eval
 from vba_assets.llm_config import parse_llm_config
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.pipeline.recorder import revision_records

@@ -1,0 +1,125 @@
+"""Reading what an evaluated revision accepted into a :class:`~.observations.CaseObservation` (IO:
+reads the case package, never the world DB or a model): the accepted plan's searches with their
+captured candidates and verdicts, every dispatch record's tokens and cost, the interpretation's
+scope and dates."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
+from vba_assets.domain.resolution.context import search_ids
+from vba_assets.evaluation.observations import (
+    CaseObservation,
+    ObservedCall,
+    ObservedDate,
+    ObservedInterpretation,
+    ObservedSearch,
+    Price,
+    SearchStatus,
+    prompt_tokens,
+)
+from vba_assets.pipeline.artifacts import (
+    accepted_doc,
+    load_assessment,
+    load_candidate_index,
+    load_plan,
+)
+from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.recorder import revision_records
+from vba_assets.provider_registry import PROVIDERS
+from vba_assets.store import CasePackage
+
+
+def observe_case(
+    package: CasePackage, revision: str, prices: Mapping[str, Price] | None = None
+) -> CaseObservation:
+    """The searches, candidates, verdicts and dispatches a revision has accepted so far."""
+    rev = load_frozen(package, revision)
+    calls = tuple(
+        observe_call(r, rev.interpretation.provider, prices)
+        for r in revision_records(package, rev.layout)
+    )
+    interpretation = observe_interpretation(accepted_doc(rev, rev.layout.interpretation))
+    plan = load_plan(rev)
+    if plan is None:
+        return CaseObservation(package.case_id, calls=calls, interpretation=interpretation)
+    index = load_candidate_index(rev)
+    by_search = {s.search_id: s for s in index.searches} if index else {}
+    assessment = load_assessment(rev)
+    verdicts = {v.search_id: v for v in assessment.assessments} if assessment else {}
+    searches = []
+    for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
+        indexed = by_search.get(search_id)
+        verdict = verdicts.get(search_id)
+        status: SearchStatus = verdict.status if verdict else "unassessed"
+        selected = None
+        if verdict and verdict.status == "selected" and indexed and verdict.candidate_id:
+            position = indexed.candidate_ids.index(verdict.candidate_id)
+            selected = indexed.candidates[position].identity
+        searches.append(
+            ObservedSearch(
+                search_id=search_id,
+                term=proposed.term,
+                role=proposed.role,
+                candidates=tuple(c.identity for c in indexed.candidates) if indexed else (),
+                truncated=indexed.truncated if indexed else False,
+                status=status,
+                selected=selected,
+            )
+        )
+    return CaseObservation(
+        package.case_id, searches=tuple(searches), calls=calls, interpretation=interpretation
+    )
+
+
+def observe_call(
+    record: DispatchRecord, frozen_provider: str, prices: Mapping[str, Price] | None = None
+) -> ObservedCall:
+    """One dispatch record's tokens (cache reads and writes, prompt tokens counted the way its
+    provider reports them), its cost under ``prices`` and, when rejected, its finding codes."""
+    usage = record.usage or TokenUsage()
+    provider = frozen_provider if record.provider == "replay" else record.provider
+    spec = PROVIDERS.get(provider)
+    prompt = prompt_tokens(
+        usage.input,
+        usage.cache_creation,
+        usage.cache_read,
+        input_includes_cached=spec.input_includes_cached if spec else True,
+    )
+    price = (prices or {}).get(record.model)
+    cost = None
+    if price is not None:
+        cost = price.cost_microusd(
+            prompt, usage.cache_creation or 0, usage.cache_read or 0, usage.output or 0
+        )
+    return ObservedCall(
+        stage=record.stage,
+        outcome=record.outcome,
+        input_tokens=usage.input,
+        output_tokens=usage.output,
+        prompt_tokens=prompt,
+        cache_read_tokens=usage.cache_read or 0,
+        cache_write_tokens=usage.cache_creation or 0,
+        cost_microusd=cost,
+        codes=tuple(issue.code.value for issue in record.issues),
+    )
+
+
+def observe_interpretation(doc: dict[str, Any] | None) -> ObservedInterpretation | None:
+    """The scope decision and the time references of an accepted interpretation artifact."""
+    if doc is None or not isinstance(doc.get("interpretation"), dict):
+        return None
+    output = doc["interpretation"]
+    scope = output.get("scope") or {}
+    return ObservedInterpretation(
+        in_scope=bool(scope.get("in_scope")),
+        scope_class=scope.get("out_of_scope_class"),
+        dates=tuple(
+            ObservedDate(
+                quote=str(t.get("quote", "")),
+                start=t.get("resolved_start"),
+                end=t.get("resolved_end"),
+            )
+            for t in output.get("time_references") or ()
+        ),
+    )
