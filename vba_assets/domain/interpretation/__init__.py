@@ -2,6 +2,8 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "date_phrases",
+    "date_resolution",
     "dates",
     "grounding",
     "models",
