@@ -162,7 +162,7 @@ class ErrorCode(StrEnum):
     PACKAGE_UNEXPECTED_HIDDEN = "PACKAGE_UNEXPECTED_HIDDEN"
     PACKAGE_STALE_TEMP = "PACKAGE_STALE_TEMP"
     PACKAGE_EVENTS_TORN_TAIL = "PACKAGE_EVENTS_TORN_TAIL"
-    # accounting for every file of a package (vba verify, vba_assets/pipeline/integrity.py)
+    # accounting for every file of a package (vba verify, vba_assets/pipeline/integrity/)
     PACKAGE_FILE_MISSING = "PACKAGE_FILE_MISSING"
     PACKAGE_UNREFERENCED_FILE = "PACKAGE_UNREFERENCED_FILE"
     PACKAGE_HASH_REFERENCE_MISMATCH = "PACKAGE_HASH_REFERENCE_MISMATCH"
