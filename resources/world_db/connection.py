@@ -54,19 +54,20 @@ _SQLITE_SCHEMAS: dict[tuple[object, ...], ReflectedSchema] = {}
 class WorldConnection:
     """Engine, error mapping and reflected schema of a :class:`~resources.world_db.WorldDatabase`.
 
-    A mixin: ``WorldDatabase.__init__`` sets the attributes declared here; nothing connects
-    before the first operation needs the engine.
+    Nothing connects before the first operation needs the engine.
     """
 
-    _database: DatabaseConfig
-    _catalogs: dict[str, CatalogConfig]
-    #: ``"sqlite"`` or ``"mysql"``.
-    _backend: str
-    _lock: threading.RLock
-    _engine_instance: Engine | None
-    _schema_instance: ReflectedSchema | None
-    #: The SQLite file, known once the engine exists (None on MariaDB/MySQL).
-    _sqlite_path: Path | None
+    def __init__(self, database: DatabaseConfig, catalogs: dict[str, CatalogConfig]) -> None:
+        self._database = database
+        self._catalogs = catalogs
+        is_sqlite = database.is_embedded or database.url.startswith("sqlite")
+        #: ``"sqlite"`` or ``"mysql"``.
+        self._backend = "sqlite" if is_sqlite else "mysql"
+        self._lock = threading.RLock()
+        self._engine_instance: Engine | None = None
+        self._schema_instance: ReflectedSchema | None = None
+        #: The SQLite file, known once the engine exists (None on MariaDB/MySQL).
+        self._sqlite_path: Path | None = None
 
     def _sqlite_file(self) -> Path:
         if self._database.is_embedded:

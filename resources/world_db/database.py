@@ -57,17 +57,15 @@ and the reflected schema behind the snapshot binding are :class:`WorldDatabase`'
 :class:`~resources.world_db.connection.WorldConnection`.
 """
 
-import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Engine, Select
+from sqlalchemy import Select
 from sqlalchemy.engine import make_url
 
-from resources.world_db.connection import ReflectedSchema, WorldConnection
+from resources.world_db.connection import WorldConnection
 from resources.world_db.query import (
     case_note,
     coerce_identity,
@@ -108,14 +106,7 @@ class WorldDatabase(WorldConnection):
         names = [catalog.name for catalog in catalogs]
         if len(set(names)) != len(names):
             raise ConfigError(ErrorCode.CONFIG_INVALID, "duplicate catalog name", key="catalogs")
-        self._database = database
-        self._catalogs = {catalog.name: catalog for catalog in catalogs}
-        is_sqlite = database.is_embedded or database.url.startswith("sqlite")
-        self._backend = "sqlite" if is_sqlite else "mysql"
-        self._lock = threading.RLock()
-        self._engine_instance: Engine | None = None
-        self._schema_instance: ReflectedSchema | None = None
-        self._sqlite_path: Path | None = None
+        super().__init__(database, {catalog.name: catalog for catalog in catalogs})
         self._use_index = index_enabled(use_index)
         #: Built statements by (catalog, indexed): SQLAlchemy then reuses their cache keys.
         self._statements: dict[tuple[str, bool], Select[Any]] = {}

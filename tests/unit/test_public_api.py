@@ -55,6 +55,12 @@ API_PACKAGES = {
         "build_provider",
     ],
     "resources.world_db": ["WorldDatabase"],
+    "vba_assets.pipeline.integrity": [
+        "account_package",
+        "account_revision",
+        "revision_folders",
+        "revision_of",
+    ],
 }
 
 
