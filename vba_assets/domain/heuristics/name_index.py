@@ -170,13 +170,16 @@ class NameIndex:
         ``cutoff``), best first; ties by name.
 
         With the fast paths on, only names whose length (and, for an ASCII ``text``, count of
-        ASCII characters) allows the cutoff are scored (:meth:`_could_reach`): the same result,
+        ASCII characters) allows the cutoff are scored (:func:`_could_reach`): the same result,
         as a property test shows against scoring every name."""
         query = normalize_for_match(text)
         if query and fast_paths_enabled():
-            choices: list[str] | tuple[str, ...] = self._shortlist(query, cutoff)
             found = process.extract(
-                query, choices, scorer=fuzz.ratio, score_cutoff=cutoff, limit=None
+                query,
+                self._shortlist(query, cutoff),
+                scorer=fuzz.ratio,
+                score_cutoff=cutoff,
+                limit=None,
             )
         else:
             found = process.extract(
