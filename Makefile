@@ -63,10 +63,11 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-# About 9 minutes on 2 CPUs; each script prints JSON (see bench/README.md).
+# About 11 minutes on 2 CPUs; each script prints JSON (see bench/README.md).
 bench: install
 	$(BIN)/python bench/lookup.py
 	$(BIN)/python bench/controller.py
+	$(BIN)/python bench/eval_speed.py
 	$(BIN)/python bench/dagster_overhead.py
 	$(BIN)/python bench/batch.py
 
