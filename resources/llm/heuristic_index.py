@@ -3,10 +3,11 @@
 :func:`packaged_name_index` reads ``creature_template`` (primary names), every locale of
 ``creature_template_locale`` and the two quest relation tables from the gzip CSVs in
 ``vba_assets/worlddata/data/`` (each file checked against the sha256 and row count of its
-manifest entry) and builds the
-:class:`~vba_assets.domain.heuristics.name_index.NameIndex` once per process (about 3-4 s,
-about 100 MB), or reads it back from the cache directory where an earlier process kept it. Its hash binds the manifest's sha256 of those four files and the index format, so
-the label the heuristic puts in every reply (``names-1-<sha12>``) names exactly these contents.
+manifest entry) and builds the :class:`~vba_assets.domain.heuristics.name_index.NameIndex` once
+per process (about 3-4 s, about 100 MB), or reads it back from the cache directory where an
+earlier process kept it. Its hash binds the manifest's sha256 of those four files and the index
+format, so the label the heuristic puts in every reply (``names-1-<sha12>``) names exactly these
+contents.
 The world database is never opened for it.
 """
 

@@ -14,8 +14,8 @@
   from it once per process (inflection indexes) and the shortlist of names a misspelling is
   scored against (:mod:`vba_assets.domain.heuristics.name_index`).
 
-Every artifact is byte-identical either way
-(the benchmarks and tests check it); only the time differs. The embedded world DB's trigram index
+Every artifact is byte-identical either way (the benchmarks and tests check it); only the time
+differs. The embedded world DB's trigram index
 has its own switch (``VBA_WORLD_DB_INDEX``): it changes a capture's recorded SQL.
 """
 

@@ -134,10 +134,10 @@ class InflectionIndex:
 
 
 def inflection_index(
-    names: Sequence[tuple[str, str]], normalized: frozenset[str] | None, language: str
+    names: Sequence[tuple[str, str]], normalized: frozenset[str], language: str
 ) -> InflectionIndex:
     """The :class:`InflectionIndex` of ``names`` ((name, catalog) pairs) in ``language``;
-    ``normalized`` is every name normalized, when the caller has it (computed otherwise)."""
+    ``normalized`` is every one of those names normalized (the name index holds them)."""
     stems: dict[tuple[str, ...], list[tuple[str, str]]] = {}
     keys: dict[str, tuple[str, ...]] = {}  # a name held by two catalogs is stemmed once
     for name, catalog in names:
@@ -146,8 +146,6 @@ def inflection_index(
             key = keys[name] = _key(name, language)
         if 0 < len(key) <= MAX_WORDS:
             stems.setdefault(key, []).append((name, catalog))
-    if normalized is None:
-        normalized = frozenset(normalize_for_match(name) for name, _ in names)
     return InflectionIndex(stems, normalized)
 
 
