@@ -94,15 +94,13 @@ def _convert(obj: object, path: Path, plain: list[bool]) -> Any:
         return obj
     if isinstance(obj, list | tuple):  # before the Mapping ABC check, which is slower
         return [_convert(item, (path, index), plain) for index, item in enumerate(obj)]
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, int):
+    if isinstance(obj, int):  # bool was returned above: it cannot be subclassed
         if abs(obj) > MAX_SAFE_INTEGER:
             _refuse(path, f"integer {obj} is outside the exact JSON range ±(2**53 - 1)")
         return int(obj)
     if isinstance(obj, float):
         return _float(float(obj), path, plain)
-    if isinstance(obj, dict | Mapping):
+    if isinstance(obj, dict | Mapping):  # a plain dict without the ABC check
         result: dict[str, Any] = {}
         for key, item in obj.items():
             if not isinstance(key, str):
