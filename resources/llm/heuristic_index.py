@@ -5,7 +5,10 @@
 ``vba_assets/worlddata/data/`` (each file checked against the sha256 and row count of its
 manifest entry) and builds the :class:`~vba_assets.domain.heuristics.name_index.NameIndex` once
 per process (about 3-4 s, about 100 MB), or reads it back from the cache directory where an
-earlier process kept it. Its hash binds the manifest's sha256 of those four files and the index
+earlier process kept it (about 0.5 s: the JSON parser builds the index's mappings, and names
+become tuples only when looked up, see
+:mod:`~vba_assets.domain.heuristics.name_index_document`). Structures derived from the index
+(the inflection indexes) are kept there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and the index
 format, so the label the heuristic puts in every reply (``names-1-<sha12>``) names exactly these
 contents.
 The world database is never opened for it.
@@ -13,6 +16,7 @@ The world database is never opened for it.
 
 import contextlib
 import csv
+import gc
 import gzip
 import hashlib
 import io
@@ -21,6 +25,7 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from vba_assets.domain.heuristics.name_index import (
     INDEX_FORMAT,
@@ -28,9 +33,12 @@ from vba_assets.domain.heuristics.name_index import (
     IndexedName,
     NameIndex,
     build_name_index,
+    index_sha256,
+)
+from vba_assets.domain.heuristics.name_index_document import (
+    DOCUMENT_LAYOUT,
     index_document,
     index_from_document,
-    index_sha256,
 )
 from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError
@@ -106,7 +114,7 @@ def packaged_name_index() -> NameIndex:
 
     A built index is kept as JSON in the cache directory (``$VBA_CACHE_DIR`` or
     ``~/.cache/vba-assets``, beside the demo world DB), named by the index's hash, so a later
-    process reads it in about a second instead of building it again (every Dagster run is a new
+    process reads it in about half a second instead of building it again (every Dagster run is a new
     process). A cache file that cannot be read is ignored and replaced; one that cannot be written
     is skipped. ``VBA_FAST_PATHS=off`` builds it from the CSVs as before the cache existed.
     """
@@ -118,30 +126,88 @@ def packaged_name_index() -> NameIndex:
             if _index is None:
                 _index = build_name_index(_names(), _quest_givers(), sources)
                 _write_cached(_index)
+            _index.store = CacheDirStore(_index.sha256)  # derived structures kept beside it
         return _index
 
 
 def cached_index_path(sha256: str) -> Path:
-    """Where the built index of the sources hashed as ``sha256`` is kept."""
-    return cache_dir() / "heuristic" / f"names-{INDEX_FORMAT}-{sha256[:16]}.json"
+    """Where the built index of the sources hashed as ``sha256`` is kept: a header line (JSON:
+    the layout and the sha256 of the rest) and the index document (:func:`index_document`)."""
+    name = f"names-{INDEX_FORMAT}-{sha256[:16]}.layout{DOCUMENT_LAYOUT}.json"
+    return cache_dir() / "heuristic" / name
 
 
 def _read_cached(sources: dict[str, str]) -> NameIndex | None:
     sha256 = index_sha256(sources)
+    document = _read_kept(cached_index_path(sha256))
     try:
-        document = json.loads(cached_index_path(sha256).read_bytes())
-        return index_from_document(document, sha256)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None  # absent, torn or of another format: built again and rewritten
+        return None if document is None else index_from_document(document, sha256)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None  # of another format: built again and rewritten
 
 
 def _write_cached(index: NameIndex) -> None:
-    path = cached_index_path(index.sha256)
-    data = json.dumps(index_document(index), ensure_ascii=False, separators=(",", ":"))
+    _keep(cached_index_path(index.sha256), index_document(index))
+
+
+class CacheDirStore:
+    """Structures derived from the index of ``sha256``, kept as files beside it (a
+    :class:`~vba_assets.domain.heuristics.name_index.DerivedStore`)."""
+
+    def __init__(self, sha256: str) -> None:
+        self.sha256 = sha256
+
+    def path(self, name: str) -> Path:
+        """The file of the structure kept as ``name``."""
+        return cache_dir() / "heuristic" / f"{name}-of-{self.sha256[:16]}.json"
+
+    def load(self, name: str) -> Any | None:
+        return _read_kept(self.path(name))
+
+    def save(self, name: str, document: Any) -> None:
+        _keep(self.path(name), document)
+
+
+def _read_kept(path: Path) -> Any | None:
+    """The JSON document kept at ``path``, or None when it is absent, unreadable, torn or was
+    changed after it was written (its header holds the layout and the sha256 of the rest)."""
+    try:
+        data = path.read_bytes()
+        header, _, body = data.partition(b"\n")
+        if json.loads(header) != _header(body):
+            return None
+        with _collector_paused():  # the parse makes many lists that live as long as the process
+            return json.loads(body)
+    except (OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a block: it would scan the parse's young lists over
+    and over while they are built (about half of the read time), though none can be garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _header(body: bytes) -> dict[str, object]:
+    return {"layout": DOCUMENT_LAYOUT, "body_sha256": hashlib.sha256(body).hexdigest()}
+
+
+def _keep(path: Path, document: Any) -> None:
+    """Write ``document`` to ``path`` whole or not at all (a header line, then the body); a
+    failure to write is not an error (the next process builds again)."""
+    body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    header = json.dumps(_header(body)).encode("utf-8")
     temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(data.encode("utf-8"))
+        temp.write_bytes(header + b"\n" + body)
         os.replace(temp, path)  # readers see the old file or the whole new one
     except OSError:
         with contextlib.suppress(OSError):

@@ -11,6 +11,9 @@ from vba_assets.domain.heuristics.name_index import (
     IndexedName,
     NameIndex,
     build_name_index,
+)
+from vba_assets.domain.heuristics.name_index_document import (
+    DOCUMENT_LAYOUT,
     index_document,
     index_from_document,
 )
@@ -53,8 +56,9 @@ def test_a_document_reads_back_into_an_equal_index_in_the_same_order() -> None:
     [
         ({}, "b" * 64),  # built from other sources
         ({"format": INDEX_FORMAT + 1}, None),
-        ({"entries": [[1, "Hogger", "", "hogger"], [2]]}, None),
-        ({"identities": [448, 999]}, None),  # identities that do not match the entries
+        ({"layout": DOCUMENT_LAYOUT - 1}, None),  # the layout before flat rows
+        ({"by_name": [[1, "Hogger", "", "hogger"]]}, None),
+        ({"by_identity": {"x": ["Hogger", ""]}}, None),
     ],
 )
 def test_a_document_of_other_sources_format_or_shape_is_refused(
@@ -64,6 +68,37 @@ def test_a_document_of_other_sources_format_or_shape_is_refused(
     document = index_document(index) | change
     with pytest.raises((ValueError, KeyError, TypeError)):
         index_from_document(document, sha256 or index.sha256)
+
+
+@pytest.mark.parametrize(
+    ("mapping", "key", "rows"),
+    [("by_name", "hogger", [448, "Hogger"]), ("by_identity", "448", ["Hogger", "", "frFR"])],
+)
+def test_a_row_list_of_the_wrong_length_is_refused_when_it_is_looked_up(
+    mapping: str, key: str, rows: list[object]
+) -> None:
+    index = _small()
+    document = index_document(index)
+    document[mapping] = document[mapping] | {key: rows}
+    read = index_from_document(document, index.sha256)
+    assert read.exact("Goldark Snipehunter") == index.exact("Goldark Snipehunter")  # others read
+    with pytest.raises(ValueError, match="rows are"):
+        read.exact("Hogger") if mapping == "by_name" else read.names_of(448)
+
+
+def test_a_kept_file_whose_body_differs_from_its_header_hash_is_ignored(
+    names: NameIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that parses but was changed after it was written (one name edited) is not used."""
+    monkeypatch.setenv("VBA_CACHE_DIR", str(tmp_path))
+    heuristic_index._write_cached(names)
+    path = heuristic_index.cached_index_path(names.sha256)
+    data = path.read_bytes()
+    assert b'"Hogger"' in data
+    path.write_bytes(data.replace(b'"Hogger"', b'"Hoggar"', 1))
+    assert _kept() is None
+    path.write_bytes(data)
+    assert _kept() is not None
 
 
 def test_the_packaged_index_is_kept_and_read_back_equal(

@@ -28,6 +28,7 @@ __all__ = [
     "markup",
     "misspellings",
     "name_index",
+    "name_index_document",
     "planning",
     "references",
     "roles",

@@ -15,13 +15,22 @@ What it cannot do: Chinese or Japanese text without spaces is one word per run a
 segmented; names the index does not hold (an operator's custom creatures) are not recognised.
 """
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.inflection import InflectionIndex, inflection_index, inflects
+from vba_assets.domain.heuristics.inflection import (
+    InflectionIndex,
+    inflection_document,
+    inflection_from_document,
+    inflection_index,
+    inflects,
+    rules_version,
+)
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex
+from vba_assets.domain.heuristics.name_index import IndexedName, Keeping, NameIndex
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -121,10 +130,19 @@ class Gazetteer:
         """The names an inflected mention in ``language`` may stem from: the primary names and
         the names of ``language``'s locales, with the catalogs that hold them (empty for a
         language whose names are not compared by stem, :func:`~.inflection.inflects`). Built once
-        per name index, configured catalogs and language."""
+        per name index, configured catalogs and language, and kept in the index's store for later
+        processes under a name that holds the stemming rules' version and the catalogs' hash."""
+        catalogs = hashlib.sha256(json.dumps(self._catalog_key).encode("utf-8")).hexdigest()
         return self.index.derived(
             ("inflection", self._catalog_key, language),
             lambda: inflection_index(*self._inflection_names(language), language),
+            Keeping(
+                f"inflection-{language}-{rules_version()}-{catalogs[:12]}",
+                inflection_document,
+                inflection_from_document,
+            )
+            if inflects(language)
+            else None,
         )
 
     @property

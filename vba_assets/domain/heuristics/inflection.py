@@ -24,9 +24,12 @@ matched.
 """
 
 import functools
+import hashlib
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.lexicon import is_stopword
@@ -147,6 +150,49 @@ def inflection_index(
         if 0 < len(key) <= MAX_WORDS:
             stems.setdefault(key, []).append((name, catalog))
     return InflectionIndex(stems, normalized)
+
+
+#: Bump when :func:`inflection_index` or the stemming changes in a way :func:`rules_version`
+#: cannot see (it hashes the endings and limits, not the code).
+INFLECTION_FORMAT = 1
+
+
+@functools.cache
+def rules_version() -> str:
+    """A short hash of what an :class:`InflectionIndex` depends on besides its names: the
+    format, the endings, the limits and the word pattern (part of the name it is kept under)."""
+    rules = {
+        "format": INFLECTION_FORMAT,
+        "endings": ENDINGS,
+        "limits": [MIN_STEM, MAX_WORDS],
+        "word": _WORD.pattern,
+    }
+    return hashlib.sha256(json.dumps(rules, sort_keys=True).encode("utf-8")).hexdigest()[:12]
+
+
+def inflection_document(index: InflectionIndex) -> dict[str, Any]:
+    """``index`` as JSON data for :func:`inflection_from_document` (stems in index order; each
+    with its (name, catalog) pairs flattened)."""
+    return {
+        "rules": rules_version(),
+        "stems": [
+            [list(key), [part for pair in pairs for part in pair]]
+            for key, pairs in index.stems.items()
+        ],
+        "exact": sorted(index.exact),
+    }
+
+
+def inflection_from_document(document: Any) -> InflectionIndex:
+    """The index :func:`inflection_document` wrote (``ValueError`` for one of other rules)."""
+    if document.get("rules") != rules_version():
+        raise ValueError("an inflection index of other rules")
+    stems: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for key, flat in document["stems"]:
+        if len(flat) % 2 or not flat:
+            raise ValueError("an inflection index's names are (name, catalog) pairs")
+        stems[tuple(key)] = list(zip(flat[0::2], flat[1::2], strict=True))
+    return InflectionIndex(stems, frozenset(document["exact"]))
 
 
 def inflected_spans(

@@ -29,7 +29,7 @@ import hashlib
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -41,6 +41,29 @@ INDEX_FORMAT = 1
 #: The locale of a primary (``creature_template.name``) entry.
 PRIMARY = ""
 T = TypeVar("T")
+
+
+class DerivedStore(Protocol):
+    """Where structures derived from an index outlive the process (the IO layer provides one,
+    ``resources/llm/heuristic_index.py``: files in the cache directory beside the index)."""
+
+    def load(self, name: str) -> Any | None:
+        """The JSON data kept as ``name`` for this index, or None."""
+
+    def save(self, name: str, document: Any) -> None:
+        """Keep ``document`` (JSON data) as ``name`` for this index; failures are not errors."""
+
+
+@dataclass(frozen=True)
+class Keeping(Generic[T]):
+    """How :meth:`NameIndex.derived` keeps one structure in a :class:`DerivedStore`: ``name``
+    says everything the structure depends on besides the index (its rules' version, the
+    configured catalogs), ``encode``/``decode`` convert it to and from JSON data (``decode``
+    raises ``ValueError``, ``KeyError`` or ``TypeError`` for data it does not accept)."""
+
+    name: str
+    encode: Callable[[T], Any]
+    decode: Callable[[Any], T]
 
 
 class IndexedName(NamedTuple):
@@ -66,8 +89,8 @@ class NameIndex:
     """Every known name, by normalized form and by identity (see the module docstring)."""
 
     sha256: str
-    by_name: dict[str, tuple[IndexedName, ...]]
-    by_identity: dict[int, tuple[IndexedName, ...]]
+    by_name: Mapping[str, tuple[IndexedName, ...]]
+    by_identity: Mapping[int, tuple[IndexedName, ...]]
     quest_givers: frozenset[int] = frozenset()
     _keys: tuple[str, ...] = field(default=(), repr=False)
     _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
@@ -80,6 +103,8 @@ class NameIndex:
     _shapes: dict[tuple[int, int], list[str]] = field(default_factory=dict, repr=False)
     #: Structures other modules derive from this index, by their key (see :meth:`derived`).
     _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)
+    #: Where :meth:`derived` keeps structures for later processes (None: only in memory).
+    store: DerivedStore | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -94,15 +119,34 @@ class NameIndex:
         """Every name of ``identity`` (primary first, then locales in order)."""
         return self.by_identity.get(identity, ())
 
-    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+    def derived(self, key: Hashable, build: Callable[[], T], kept: Keeping[T] | None = None) -> T:
         """``build()``, computed once per index and ``key`` (the index never changes, so what is
-        derived from it alone can be kept with it; ``VBA_FAST_PATHS=off`` builds every time)."""
+        derived from it alone can be kept with it; ``VBA_FAST_PATHS=off`` builds every time).
+
+        With ``kept`` and a :attr:`store`, a structure an earlier process kept is read back
+        instead of built (one it cannot decode is built again), and a built one is kept."""
         if not fast_paths_enabled():
             return build()
         if key not in self._derived:
-            self._derived[key] = build()
-        value: T = self._derived[key]
-        return value
+            value = self._kept(kept)
+            if value is None:
+                value = build()
+                if kept is not None and self.store is not None:
+                    self.store.save(kept.name, kept.encode(value))
+            self._derived[key] = value
+        found: T = self._derived[key]
+        return found
+
+    def _kept(self, kept: Keeping[T] | None) -> T | None:
+        if kept is None or self.store is None:
+            return None
+        document = self.store.load(kept.name)
+        if document is None:
+            return None
+        try:
+            return kept.decode(document)
+        except (ValueError, KeyError, TypeError):
+            return None
 
     def names_in(self, language: str) -> tuple[tuple[str, IndexedName], ...]:
         """Every primary name and every name of ``language``'s locales, each with its
@@ -247,47 +291,6 @@ def build_name_index(
         by_name={key: tuple(value) for key, value in by_name.items()},
         by_identity={key: tuple(value) for key, value in by_identity.items()},
         quest_givers=frozenset(quest_givers),
-    )
-
-
-def index_document(index: NameIndex) -> dict[str, Any]:
-    """``index`` as JSON data that :func:`index_from_document` reads back into an equal index
-    (its entries in index order with their normalized key: reading needs no normalization)."""
-    return {
-        "format": INDEX_FORMAT,
-        "sha256": index.sha256,
-        "entries": [
-            [entry.identity, entry.name, entry.locale, key]
-            for key, entries in index.by_name.items()
-            for entry in entries
-        ],
-        "identities": list(index.by_identity),
-        "quest_givers": sorted(index.quest_givers),
-    }
-
-
-def index_from_document(document: Mapping[str, Any], sha256: str) -> NameIndex:
-    """The index :func:`index_document` wrote, or ``ValueError`` when ``document`` is not one of
-    :data:`INDEX_FORMAT` for the sources hashed as ``sha256``."""
-    if document.get("format") != INDEX_FORMAT or document.get("sha256") != sha256:
-        raise ValueError("not a name index of this format and these sources")
-    by_name: dict[str, list[IndexedName]] = {}
-    by_identity: dict[int, list[IndexedName]] = {
-        int(identity): [] for identity in document["identities"]
-    }
-    for identity, name, locale, key in document["entries"]:
-        entry = IndexedName(int(identity), str(name), str(locale))
-        by_name.setdefault(str(key), []).append(entry)
-        by_identity[entry.identity].append(entry)
-    if any(not entries for entries in by_identity.values()):
-        raise ValueError("an identity without names")
-    for entries in by_identity.values():
-        entries.sort(key=lambda e: (e.locale, e.identity, e.name))
-    return NameIndex(
-        sha256=sha256,
-        by_name={key: tuple(value) for key, value in by_name.items()},
-        by_identity={key: tuple(value) for key, value in by_identity.items()},
-        quest_givers=frozenset(int(i) for i in document["quest_givers"]),
     )
 
 
