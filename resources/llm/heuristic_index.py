@@ -23,9 +23,9 @@ import io
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vba_assets.domain.heuristics.name_index import (
     INDEX_FORMAT,
@@ -52,6 +52,7 @@ INDEX_TABLES = (
     "creature_questender",
 )
 
+T = TypeVar("T")
 _lock = threading.Lock()
 _index: NameIndex | None = None
 
@@ -161,8 +162,13 @@ class CacheDirStore:
         """The file of the structure kept as ``name``."""
         return cache_dir() / "heuristic" / f"{name}-of-{self.sha256[:16]}.json"
 
-    def load(self, name: str) -> Any | None:
-        return _read_kept(self.path(name))
+    def load(self, name: str, decode: Callable[[Any], T]) -> T | None:
+        with _collector_paused():  # decoding builds as many containers as the parse
+            document = _read_kept(self.path(name))
+            try:
+                return None if document is None else decode(document)
+            except (ValueError, KeyError, TypeError):
+                return None
 
     def save(self, name: str, document: Any) -> None:
         _keep(self.path(name), document)

@@ -5,8 +5,9 @@ be refused when it was made by other rules, and never be used with the fast path
 """
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -20,6 +21,7 @@ from vba_assets.domain.heuristics.inflection import (
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
 from vba_assets.domain.prompting.stage_context import CatalogView
 
+T = TypeVar("T")
 CATALOGS = (
     CatalogView(name="creature_name", entity_type="creature", kind="name"),
     CatalogView(name="creature_localized_name", entity_type="creature", kind="localized_name"),
@@ -33,9 +35,13 @@ class MemoryStore:
         self.documents: dict[str, Any] = {}
         self.loads: list[str] = []
 
-    def load(self, name: str) -> Any | None:
+    def load(self, name: str, decode: Callable[[Any], T]) -> T | None:
         self.loads.append(name)
-        return self.documents.get(name)
+        document = self.documents.get(name)
+        try:
+            return None if document is None else decode(document)
+        except (ValueError, KeyError, TypeError):
+            return None
 
     def save(self, name: str, document: Any) -> None:
         self.documents[name] = json.loads(json.dumps(document))  # JSON data only
@@ -128,9 +134,14 @@ def test_the_cache_directory_store_keeps_files_whole_and_refuses_edited_ones(
     monkeypatch.setenv("VBA_CACHE_DIR", str(tmp_path))
     store = heuristic_index.CacheDirStore("c" * 64)
     store.save("thing", {"a": [1, "Hogger"]})
-    assert store.load("thing") == {"a": [1, "Hogger"]}
+    assert store.load("thing", dict) == {"a": [1, "Hogger"]}
+    assert store.load("thing", _refuse) is None  # kept, but not what decode accepts
     path = store.path("thing")
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
     path.write_bytes(path.read_bytes().replace(b"Hogger", b"Hoggar"))
-    assert store.load("thing") is None  # the body no longer has the hash its header names
-    assert store.load("absent") is None
+    assert store.load("thing", dict) is None  # the body no longer has the hash its header names
+    assert store.load("absent", dict) is None
+
+
+def _refuse(document: Any) -> Any:
+    raise ValueError("not this")

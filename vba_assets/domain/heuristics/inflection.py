@@ -191,7 +191,7 @@ def inflection_from_document(document: Any) -> InflectionIndex:
     for key, flat in document["stems"]:
         if len(flat) % 2 or not flat:
             raise ValueError("an inflection index's names are (name, catalog) pairs")
-        stems[tuple(key)] = list(zip(flat[0::2], flat[1::2], strict=True))
+        stems[tuple(key)] = list(zip(flat[0::2], flat[1::2]))  # noqa: B905 - length checked
     return InflectionIndex(stems, frozenset(document["exact"]))
 
 

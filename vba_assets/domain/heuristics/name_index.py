@@ -47,8 +47,9 @@ class DerivedStore(Protocol):
     """Where structures derived from an index outlive the process (the IO layer provides one,
     ``resources/llm/heuristic_index.py``: files in the cache directory beside the index)."""
 
-    def load(self, name: str) -> Any | None:
-        """The JSON data kept as ``name`` for this index, or None."""
+    def load(self, name: str, decode: Callable[[Any], T]) -> T | None:
+        """``decode`` of the JSON data kept as ``name`` for this index, or None when nothing is
+        kept or ``decode`` refuses it (``ValueError``, ``KeyError`` or ``TypeError``)."""
 
     def save(self, name: str, document: Any) -> None:
         """Keep ``document`` (JSON data) as ``name`` for this index; failures are not errors."""
@@ -140,13 +141,7 @@ class NameIndex:
     def _kept(self, kept: Keeping[T] | None) -> T | None:
         if kept is None or self.store is None:
             return None
-        document = self.store.load(kept.name)
-        if document is None:
-            return None
-        try:
-            return kept.decode(document)
-        except (ValueError, KeyError, TypeError):
-            return None
+        return self.store.load(kept.name, kept.decode)
 
     def names_in(self, language: str) -> tuple[tuple[str, IndexedName], ...]:
         """Every primary name and every name of ``language``'s locales, each with its
