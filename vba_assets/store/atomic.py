@@ -50,22 +50,60 @@ def publish_bytes(path: Path, data: bytes, pending_dirs: set[Path] | None = None
         StoreError: ``ARTIFACT_CONFLICT`` if ``path`` exists with different content (the existing
             file is left intact), ``ARTIFACT_PATH_INVALID`` if a parent is not a directory.
     """
+    path, data = Path(path), bytes(data)
+    written = write_temp(path, data, pending_dirs)
+    if written is None:
+        return False
+    return link_temp(written[0], path, data, pending_dirs)
+
+
+def write_temp(
+    path: Path, data: bytes, pending_dirs: set[Path] | None = None, *, unsynced_dev: int = -1
+) -> tuple[Path, bool] | None:
+    """The first half of a publication: ``data`` in a fresh temp file beside ``path``.
+
+    The temp file is fsynced, unless it lies on the filesystem ``unsynced_dev`` (an ``st_dev``),
+    whose caller makes it durable with one barrier for many files before linking any of them
+    (:mod:`vba_assets.store.batch`).
+
+    Returns:
+        ``(temp, synced)``, or None if an identical file already exists at ``path``.
+
+    Raises:
+        StoreError: as :func:`publish_bytes`.
+    """
     path = Path(path)
-    data = bytes(data)
     if os.path.lexists(path):
         _require_identical(path, data)
-        return False
+        return None
     ensure_dir(path.parent, pending_dirs)
     temp = path.parent / temp_name(path.name)
     try:
-        _write_temp(temp, data)
+        synced = _write_temp(temp, data, unsynced_dev)
+    except BaseException:
+        unlink_quietly(temp)
+        raise
+    return temp, synced
+
+
+def link_temp(temp: Path, path: Path, data: bytes, pending_dirs: set[Path] | None = None) -> bool:
+    """The second half: give the temp file of ``data`` (durable by now) the name ``path``, remove
+    the temp name, and fsync the folder at once or add it to ``pending_dirs``.
+
+    Returns:
+        ``True`` if linked, ``False`` if another writer published identical bytes first.
+
+    Raises:
+        StoreError: ``ARTIFACT_CONFLICT`` if another writer published different bytes first.
+    """
+    try:
         try:
             os.link(temp, path)
             created = True
         except FileExistsError:
             created = False
     finally:
-        _unlink_quietly(temp)
+        unlink_quietly(temp)
     if not created:  # another writer published first
         _require_identical(path, data)
         return False
@@ -126,17 +164,22 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def _write_temp(temp: Path, data: bytes) -> None:
+def _write_temp(temp: Path, data: bytes, unsynced_dev: int) -> bool:
+    """Write ``temp``; fsync it unless it is on ``unsynced_dev``. Returns whether it was fsynced."""
     # Read-only from birth (the creating fd may still write): a published artifact is never edited.
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o444)
     try:
         write_all(fd, data)
+        if unsynced_dev >= 0 and os.fstat(fd).st_dev == unsynced_dev:
+            return False
         os.fsync(fd)
+        return True
     finally:
         os.close(fd)
 
 
-def _unlink_quietly(path: Path) -> None:
+def unlink_quietly(path: Path) -> None:
+    """Remove ``path`` if it exists."""
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
 
@@ -159,13 +202,18 @@ def _require_identical(path: Path, data: bytes) -> None:
             offset += len(chunk)
     if same and offset == len(data):
         return
+    raise conflict_error(path, existing.hexdigest(), data)
+
+
+def conflict_error(path: Path, existing_sha256: str, data: bytes) -> StoreError:
+    """``ARTIFACT_CONFLICT``: ``path`` holds (or is queued with) other bytes than ``data``."""
     new_sha = hashlib.sha256(data).hexdigest()
-    raise StoreError(
+    return StoreError(
         ErrorCode.ARTIFACT_CONFLICT,
-        f"{path} already exists with different content (existing sha256 {existing.hexdigest()}, "
+        f"{path} already exists with different content (existing sha256 {existing_sha256}, "
         f"new sha256 {new_sha}); artifacts are append-only and never overwritten",
         path=str(path),
-        existing_sha256=existing.hexdigest(),
+        existing_sha256=existing_sha256,
         new_sha256=new_sha,
     )
 
@@ -184,7 +232,7 @@ def remove_stale_temps(root: Path, below: tuple[str, ...] | None = None) -> list
             continue
         stale = [entry for entry in os.listdir(folder) if TEMP_NAME_PATTERN.match(entry)]
         for name in stale:
-            _unlink_quietly(folder / name)
+            unlink_quietly(folder / name)
             removed.append((folder / name).relative_to(root).as_posix())
         if stale:
             fsync_dir(folder)

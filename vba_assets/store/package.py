@@ -31,7 +31,8 @@ from vba_assets.domain.findings import Finding
 from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
-from vba_assets.store.atomic import fsync_dir, publish_bytes, remove_stale_temps
+from vba_assets.store.atomic import remove_stale_temps
+from vba_assets.store.batch import PublicationBatch
 from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, REPORT_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
@@ -92,8 +93,8 @@ class CasePackage:
         self.root = Path(root)
         self.case_id = validate_case_id(case_id)
         self.clock = clock
-        #: Folders whose new entries are not fsynced yet (see :meth:`flush`).
-        self._pending_dirs: set[Path] = set()
+        #: Publications and folder entries not durable yet (see :meth:`flush`).
+        self._batch = PublicationBatch()
         #: Folders already resolved inside the package: relpath -> absolute path.
         self._inside: dict[str, Path] = {}
 
@@ -107,8 +108,13 @@ class CasePackage:
 
         A folder once resolved inside the package is remembered, so a later path in it costs one
         ``lstat`` of its last part instead of resolving every part again (``VBA_FAST_PATHS=off``
-        resolves every path in full).
+        resolves every path in full). Publications queued by this package are linked first
+        (:mod:`vba_assets.store.batch`): the caller may look at the file system itself.
         """
+        self._batch.settle()
+        return self._resolve(relpath)
+
+    def _resolve(self, relpath: str) -> Path:
         if not fast_paths_enabled():
             return confine(self.root, relpath)
         validate_relpath(relpath)
@@ -125,8 +131,9 @@ class CasePackage:
         return full
 
     def exists(self, relpath: str) -> bool:
-        """Whether an artifact file exists at ``relpath``."""
-        return self.path(relpath).is_file()
+        """Whether an artifact file exists at ``relpath`` (or is queued to)."""
+        target = self._resolve(relpath)
+        return self._batch.queued(target) is not None or target.is_file()
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -137,11 +144,10 @@ class CasePackage:
             StoreError: ``ARTIFACT_CONFLICT`` if different bytes already exist there,
                 ``ARTIFACT_PATH_INVALID`` for an invalid relpath.
         """
-        target = self.path(relpath)
+        target = self._resolve(relpath)
         data = bytes(data)
-        pending = self._pending_dirs if fast_paths_enabled() else None
         try:
-            created = publish_bytes(target, data, pending)
+            created = self._batch.publish(target, data)
         except StoreError as exc:
             if exc.code is not ErrorCode.ARTIFACT_CONFLICT:
                 raise
@@ -171,7 +177,10 @@ class CasePackage:
 
     def read_bytes(self, relpath: str) -> bytes:
         """The bytes at ``relpath`` (``ARTIFACT_MISSING`` if there is no such file)."""
-        target = self.path(relpath)
+        target = self._resolve(relpath)
+        queued = self._batch.queued(target)
+        if queued is not None:
+            return queued
         try:
             return target.read_bytes()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -209,20 +218,20 @@ class CasePackage:
 
         Hidden entries (temp and lock files, and anything below a hidden folder) are never listed;
         sub-folders are descended only with ``recursive=True`` (symlinked folders are not). A
-        missing folder lists as empty.
+        missing folder lists as empty. Files queued by this package are listed too.
         """
-        directory = self.root if reldir == "" else self.path(reldir)
+        directory = self.root if reldir == "" else self._resolve(reldir)
         if not directory.is_dir():
             return []
         prefix = "" if reldir == "" else f"{reldir}/"
-        found: list[str] = []
+        found = {f"{prefix}{name}" for name in self._batch.queued_names(directory)}
         for entry in directory.iterdir():
             if entry.name.startswith("."):
                 continue
             if entry.is_file():
-                found.append(f"{prefix}{entry.name}")
+                found.add(f"{prefix}{entry.name}")
             elif recursive and entry.is_dir() and not entry.is_symlink():
-                found.extend(self.list_dir(f"{prefix}{entry.name}", recursive=True))
+                found.update(self.list_dir(f"{prefix}{entry.name}", recursive=True))
         return sorted(found)
 
     # -- revisions -----------------------------------------------------------------------------
@@ -261,19 +270,20 @@ class CasePackage:
         return event_log.append_event(self.path(relpath), where, event, fields, self.clock)
 
     def flush(self) -> None:
-        """fsync every folder that got a new entry since the last flush (one fsync per folder).
+        """Make every publication since the last flush durable, names included.
 
         Publication defers its folder fsync to here: :meth:`append_event` and the release of a
         lock flush first, so whatever an event or a later run can refer to is durable by then,
         and a stage that writes many files into one folder pays one folder fsync, not one per file.
+        Under a lock, the files' own fsyncs are batched too (:mod:`vba_assets.store.batch`).
         """
-        while self._pending_dirs:
-            fsync_dir(self._pending_dirs.pop())
+        self._batch.flush()
 
     def read_events(self, revision: str) -> list[dict[str, Any]]:
         """The committed events of a revision, in ``seq`` order (a torn last line is ignored)."""
         relpath = RevisionLayout(revision).events
-        return event_log.read_events(self.path(relpath), f"case {self.case_id}: {relpath}")
+        # the log is never a queued publication: no need to settle the batch
+        return event_log.read_events(self._resolve(relpath), f"case {self.case_id}: {relpath}")
 
     @contextmanager
     def lock(self, revision: str) -> Iterator[RevisionLock]:
@@ -283,7 +293,9 @@ class CasePackage:
             StoreError: ``REVISION_LOCKED`` at once if another process (or this one) holds it.
         """
         revision_path = self.path(self.revision_dir(revision))
-        held = acquire_revision_lock(revision_path / LOCK_FILE, self.case_id, revision, self.clock)
+        held = acquire_revision_lock(
+            revision_path / LOCK_FILE, self.case_id, revision, self.clock, self._pending_dirs()
+        )
         with self._holding(held):
             yield held
 
@@ -295,22 +307,35 @@ class CasePackage:
         folders (``cases/.import-locks/<CASE-ID>.lock``), so the package itself stays as
         imported."""
         path = self.root.parent / IMPORT_LOCKS_DIR / f"{self.case_id}.lock"
-        held = acquire_revision_lock(path, self.case_id, "<import>", self.clock, wait_s=wait_s)
+        held = acquire_revision_lock(
+            path, self.case_id, "<import>", self.clock, self._pending_dirs(), wait_s=wait_s
+        )
         with self._holding(held):
+            self._batch.settle()  # its own queued temp files are not stale
             remove_stale_temps(self.root, below=("", REPORT_DIR))
             yield held
 
     @contextmanager
     def _holding(self, held: RevisionLock) -> Iterator[None]:
         """Release ``held`` at the end, after :meth:`flush` made what was written under it
-        durable."""
+        durable (also when the block raised)."""
+        try:
+            self._batch.begin(held.path.parent)
+        except BaseException:
+            held.release()
+            raise
         try:
             yield
         finally:
             try:
                 self.flush()
             finally:
+                self._batch.end()
                 held.release()
+
+    def _pending_dirs(self) -> set[Path] | None:
+        """Where a new folder's entry waits for :meth:`flush` (None: fsync it at once)."""
+        return self._batch.pending_dirs if fast_paths_enabled() else None
 
     def new_revision(self, reason: str) -> str:
         """Create the next revision of this case (event ``created``) and return its number.
@@ -332,6 +357,7 @@ class CasePackage:
 
     def verify(self) -> list[Finding]:
         """Check the package offline; see :mod:`vba_assets.store.verify` for the finding kinds."""
+        self._batch.settle()
         return verify_package(self.root)
 
 
