@@ -7,8 +7,10 @@
 * the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
   requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
   packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);
-* the store's remembered folders and batched folder fsyncs (:mod:`vba_assets.store`), and the
-  once-per-run completion of dispatch records (:mod:`vba_assets.pipeline.stages`);
+* the store's remembered folders and batched folder fsyncs (:mod:`vba_assets.store`), its
+  batched file fsyncs under a lock (one ``syncfs`` for the files, one for their names,
+  :mod:`vba_assets.store.batch`) and unsynced lock-holder details (:mod:`vba_assets.store.lock`),
+  and the once-per-run completion of dispatch records (:mod:`vba_assets.pipeline.stages`);
 * in the heuristic planner: the name index kept in the cache directory
   (``resources/llm/heuristic_index.py``, built from the CSVs instead), the structures derived
   from it once per process (inflection indexes) and the shortlist of names a misspelling is
