@@ -21,11 +21,16 @@ code-point key order equals UTF-16 order for keys below U+D800. Otherwise the ``
 serializes it. ``tests/unit/store/test_canonical.py`` proves both paths byte-identical to ``rfc8785``
 on random values (floats, non-BMP keys and strings, every control character) and on every artifact of
 real case packages. ``VBA_FAST_PATHS=off`` switches the fast path off (:mod:`vba_assets.domain.speed`).
+
+**Known canonical bytes.** :func:`parse_canonical` proves stored bytes canonical by serializing
+what they parse to and comparing; it remembers the sha256 of bytes it has proven (bounded, per
+process, off with ``VBA_FAST_PATHS=off``), so the same content read again is only parsed.
 """
 
 import hashlib
 import json
 import math
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -199,8 +204,8 @@ def parse_canonical(data: bytes, where: str) -> Any:
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
         ) from exc
-    digest = hashlib.sha256(data).digest()
-    if digest in _KNOWN_CANONICAL:
+    digest = hashlib.sha256(data).digest() if fast_paths_enabled() else None
+    if digest is not None and digest in _KNOWN_CANONICAL:
         return value  # these exact bytes were proven canonical before: the check is pure
     try:
         expected = canonical_bytes(value)
@@ -217,21 +222,27 @@ def parse_canonical(data: bytes, where: str) -> Any:
             "was edited afterwards)",
             where=where,
         )
-    _remember_canonical(digest)
+    if digest is not None:
+        _remember_canonical(digest)
     return value
 
 
-#: sha256 digests of byte strings already proven canonical (by the check above, or because the
-#: store produced them). Re-serializing with RFC 8785 to compare is the costly part of every read;
-#: the same bytes give the same answer, so it is done once per distinct artifact content.
+#: sha256 digests of byte strings already proven canonical by the check above. Re-serializing to
+#: compare is the costly part of every read; the check is a pure function of the bytes, so it is
+#: done once per distinct content and process. Other bytes (a file edited on disk) have another
+#: digest and are checked in full. At most ``_KNOWN_CANONICAL_LIMIT`` digests (32 bytes each);
+#: ``VBA_FAST_PATHS=off`` neither reads nor fills it. Lookups are single set operations, atomic
+#: under the GIL; the lock keeps the clearing at the limit and the insertion together.
 _KNOWN_CANONICAL: set[bytes] = set()
 _KNOWN_CANONICAL_LIMIT = 100_000
+_KNOWN_CANONICAL_LOCK = threading.Lock()
 
 
 def _remember_canonical(digest: bytes) -> None:
-    if len(_KNOWN_CANONICAL) >= _KNOWN_CANONICAL_LIMIT:
-        _KNOWN_CANONICAL.clear()
-    _KNOWN_CANONICAL.add(digest)
+    with _KNOWN_CANONICAL_LOCK:
+        if len(_KNOWN_CANONICAL) >= _KNOWN_CANONICAL_LIMIT:
+            _KNOWN_CANONICAL.clear()
+        _KNOWN_CANONICAL.add(digest)
 
 
 def _parse_int(digits: str) -> int | float:

@@ -2,8 +2,9 @@
 
 ``VBA_FAST_PATHS=off`` turns off every speed-up that has a plain path to compare with:
 
-* canonical JSON's C-encoder path (:mod:`vba_assets.domain.canonical`) and the per-request hash
-  memo (:mod:`vba_assets.domain.llm.contract`);
+* canonical JSON's C-encoder path and the memo of bytes already proven canonical
+  (:mod:`vba_assets.domain.canonical`);
+* the per-request hash memo (:mod:`vba_assets.domain.llm.contract`);
 * the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
   requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
   packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);
