@@ -4,7 +4,9 @@
 
 * canonical JSON's C-encoder path and the memo of bytes already proven canonical
   (:mod:`vba_assets.domain.canonical`);
-* the per-request hash memo (:mod:`vba_assets.domain.llm.contract`);
+* the canonical text of each output schema, once per model class and dialect
+  (:mod:`vba_assets.domain.llm.schemas`), and the per-request memos of the request hash and schema
+  text (:mod:`vba_assets.domain.llm.contract`);
 * the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
   requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
   packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);

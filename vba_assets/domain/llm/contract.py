@@ -19,7 +19,12 @@ from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.canonical import canonical_bytes, content_hash
 from vba_assets.domain.findings import Finding
-from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema
+from vba_assets.domain.llm.schemas import (
+    NATIVE_DIALECTS,
+    SchemaDialect,
+    provider_schema,
+    provider_schema_text,
+)
 from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, ModelError
@@ -70,11 +75,13 @@ class ModelRequest(StrictModel):
     )
 
     _hashes: dict[tuple[ChatMessage, ...] | None, str] = PrivateAttr(default_factory=dict)
+    _schema_text: str | None = PrivateAttr(default=None)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy, with no remembered hash (an update changes what they hash)."""
+        """A copy, with no remembered hash or schema text (an update changes what they hash)."""
         copied = super().model_copy(update=update, deep=deep)
         copied._hashes = {}
+        copied._schema_text = None
         return copied
 
     @property
@@ -96,15 +103,27 @@ class ModelRequest(StrictModel):
         """Hash of the canonical request of one attempt: the replay key.
 
         Remembered per request and conversation (the model is frozen; ``VBA_FAST_PATHS=off``
-        hashes every time).
+        hashes every time). Messages equal to the request's own (same type, equal strings) give
+        the same document, so they share the hash of ``None``.
         """
         if not fast_paths_enabled():
             return content_hash(self.document(messages))
         key = tuple(messages) if messages is not None else None
+        if key == self.messages:
+            key = None
         known = self._hashes.get(key)
         if known is None:
             known = self._hashes[key] = content_hash(self.document(messages))
         return known
+
+    def output_schema_text(self) -> str:
+        """:func:`schema_text` of ``output_schema``, remembered per request as :meth:`sha256`
+        (:func:`build_request` gives it the text it made the prompt with)."""
+        if not fast_paths_enabled():
+            return schema_text(self.output_schema)
+        if self._schema_text is None:
+            self._schema_text = schema_text(self.output_schema)
+        return self._schema_text
 
 
 def schema_text(schema: dict[str, Any]) -> str:
@@ -154,12 +173,14 @@ def build_request(
     """
     spec = protocol(protocol_version)
     schema = provider_schema(output_model, dialect=dialect)
+    schema_json = provider_schema_text(output_model, dialect=dialect)  # that schema's text
+    block = f"{SCHEMA_HEADING}\n\n{schema_json}"  # schema_block(schema)
     content = user_content
     if spec.schema_in_message:
-        content = f"{user_content}\n\n{schema_block(schema)}"
+        content = f"{user_content}\n\n{block}"
     if spec.native_schema and dialect not in NATIVE_DIALECTS:
-        system = append_block(system, schema_block(schema))
-    return ModelRequest(
+        system = append_block(system, block)
+    request = ModelRequest(
         stage=stage,
         protocol_version=protocol_version,
         schema_dialect=dialect if spec.native_schema else None,
@@ -172,6 +193,8 @@ def build_request(
         max_tokens=max_tokens,
         temperature=temperature,
     )
+    request._schema_text = schema_json  # output_schema is an equal copy of the schema
+    return request
 
 
 # --- replies, faults and validation ---------------------------------------------------------------

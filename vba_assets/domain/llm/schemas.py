@@ -52,6 +52,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from vba_assets.domain.canonical import canonical_bytes
+from vba_assets.domain.speed import fast_paths_enabled
+
 SchemaDialect = Literal[
     "json_schema", "anthropic", "inline", "gemini", "anthropic_strict", "openai_strict"
 ]
@@ -97,6 +100,24 @@ def provider_schema(
 ) -> dict[str, Any]:
     """A fresh copy of :func:`_provider_schema` (generated once per model and dialect)."""
     return copy.deepcopy(_provider_schema(model_cls, dialect))
+
+
+def provider_schema_text(
+    model_cls: type[BaseModel], *, dialect: SchemaDialect = "json_schema"
+) -> str:
+    """The canonical JSON text of :func:`provider_schema`, serialized once per model and dialect.
+
+    Every :func:`provider_schema` of a model and dialect is a copy of the one schema generated for
+    them, so its text cannot differ between calls. ``VBA_FAST_PATHS=off`` serializes every time.
+    """
+    if not fast_paths_enabled():
+        return canonical_bytes(provider_schema(model_cls, dialect=dialect)).decode("utf-8")
+    return _provider_schema_text(model_cls, dialect)
+
+
+@functools.lru_cache(maxsize=256)  # the stages' output models times six dialects: a few dozen
+def _provider_schema_text(model_cls: type[BaseModel], dialect: SchemaDialect) -> str:
+    return canonical_bytes(_provider_schema(model_cls, dialect)).decode("utf-8")  # only reads it
 
 
 @functools.cache

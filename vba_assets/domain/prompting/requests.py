@@ -40,9 +40,8 @@ from vba_assets.domain.llm.contract import (
     ModelRequest,
     build_request,
     model_validator_for,
-    schema_text,
 )
-from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema
+from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema_text
 from vba_assets.domain.prompting.items import (
     FIELD_SLOT,
     SYSTEM_SLOT,
@@ -266,7 +265,7 @@ def _layout(
     context: BaseModel,
     prompts: PromptSet,
     protocol_version: ProtocolVersion,
-    schema: dict[str, Any],
+    schema_json: str,
     dialect: SchemaDialect | None,
 ) -> RequestLayout:
     spec = protocol(protocol_version)
@@ -274,7 +273,6 @@ def _layout(
     stage = _stage_of(context)
     base_system = _system_pieces(prompts, prompt, spec)
     user = stage.pieces(context, spec.static_first)
-    schema_json = schema_text(schema)
     schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
     heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
     schema_pieces = [
@@ -323,8 +321,8 @@ def _request(
     context = with_protocol(context, protocol_version)
     output = _stage_of(context)
     model = output_model(context, protocol(protocol_version))
-    schema = provider_schema(model, dialect=params.dialect)
-    layout = _layout(context, prompts, protocol_version, schema, params.dialect)
+    schema_json = provider_schema_text(model, dialect=params.dialect)
+    layout = _layout(context, prompts, protocol_version, schema_json, params.dialect)
     return build_request(
         output.stage,
         protocol_version,
@@ -387,8 +385,8 @@ def request_items(
     """
     stage_context = with_protocol(stage_context, protocol_version)
     output = output_model(stage_context, protocol(protocol_version))
-    schema = provider_schema(output, dialect=dialect)
-    return _layout(stage_context, prompts, protocol_version, schema, dialect).items
+    schema_json = provider_schema_text(output, dialect=dialect)
+    return _layout(stage_context, prompts, protocol_version, schema_json, dialect).items
 
 
 _CONTEXTS: dict[str, type[BaseModel]] = {
@@ -412,9 +410,8 @@ def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[Context
         context = context_type.model_validate(request.stage_context)
     except ValidationError:
         raise _not_built_here(request, "its stage_context is not a valid stage context") from None
-    layout = _layout(
-        context, prompts, request.protocol_version, request.output_schema, request.schema_dialect
-    )
+    schema_json, dialect = request.output_schema_text(), request.schema_dialect
+    layout = _layout(context, prompts, request.protocol_version, schema_json, dialect)
     if (request.system, request.messages[0].content) != (layout.system, layout.message):
         raise _not_built_here(
             request,
