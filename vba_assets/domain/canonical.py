@@ -24,7 +24,8 @@ real case packages. ``VBA_FAST_PATHS=off`` switches the fast path off (:mod:`vba
 
 **Known canonical bytes.** :func:`parse_canonical` proves stored bytes canonical by serializing
 what they parse to and comparing; it remembers the sha256 of bytes it has proven (bounded, per
-process, off with ``VBA_FAST_PATHS=off``), so the same content read again is only parsed.
+process), so the same content read again is only parsed. This memo predates issue 14 (the
+implementation its benchmarks compare with already had it), so ``VBA_FAST_PATHS=off`` keeps it.
 """
 
 import hashlib
@@ -204,8 +205,8 @@ def parse_canonical(data: bytes, where: str) -> Any:
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
         ) from exc
-    digest = hashlib.sha256(data).digest() if fast_paths_enabled() else None
-    if digest is not None and digest in _KNOWN_CANONICAL:
+    digest = hashlib.sha256(data).digest()
+    if digest in _KNOWN_CANONICAL:
         return value  # these exact bytes were proven canonical before: the check is pure
     try:
         expected = canonical_bytes(value)
@@ -222,8 +223,7 @@ def parse_canonical(data: bytes, where: str) -> Any:
             "was edited afterwards)",
             where=where,
         )
-    if digest is not None:
-        _remember_canonical(digest)
+    _remember_canonical(digest)
     return value
 
 
@@ -231,8 +231,9 @@ def parse_canonical(data: bytes, where: str) -> Any:
 #: compare is the costly part of every read; the check is a pure function of the bytes, so it is
 #: done once per distinct content and process. Other bytes (a file edited on disk) have another
 #: digest and are checked in full. At most ``_KNOWN_CANONICAL_LIMIT`` digests (32 bytes each);
-#: ``VBA_FAST_PATHS=off`` neither reads nor fills it. Lookups are single set operations, atomic
-#: under the GIL; the lock keeps the clearing at the limit and the insertion together.
+#: not a fast path of issue 14 (see the module docstring), so ``VBA_FAST_PATHS=off`` keeps it.
+#: Lookups are single set operations, atomic under the GIL; the lock keeps the clearing at the
+#: limit and the insertion together.
 _KNOWN_CANONICAL: set[bytes] = set()
 _KNOWN_CANONICAL_LIMIT = 100_000
 _KNOWN_CANONICAL_LOCK = threading.Lock()

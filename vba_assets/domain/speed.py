@@ -2,8 +2,8 @@
 
 ``VBA_FAST_PATHS=off`` turns off every speed-up that has a plain path to compare with:
 
-* canonical JSON's C-encoder path and the memo of bytes already proven canonical
-  (:mod:`vba_assets.domain.canonical`);
+* canonical JSON's C-encoder path (:mod:`vba_assets.domain.canonical`; its memo of bytes
+  already proven canonical predates issue 14 and stays on);
 * the canonical text of each output schema, once per model class and dialect
   (:mod:`vba_assets.domain.llm.schemas`), and the per-request memos of the request hash and schema
   text (:mod:`vba_assets.domain.llm.contract`);

@@ -110,8 +110,8 @@ def provider_schema_text(
     Every :func:`provider_schema` of a model and dialect is a copy of the one schema generated for
     them, so its text cannot differ between calls. ``VBA_FAST_PATHS=off`` serializes every time.
     """
-    if not fast_paths_enabled():
-        return canonical_bytes(provider_schema(model_cls, dialect=dialect)).decode("utf-8")
+    if not fast_paths_enabled():  # serialized each time, as before; no extra copy to read it
+        return canonical_bytes(_provider_schema(model_cls, dialect)).decode("utf-8")
     return _provider_schema_text(model_cls, dialect)
 
 
