@@ -14,10 +14,11 @@
   batched file fsyncs under a lock (one ``syncfs`` for the files, one for their names,
   :mod:`vba_assets.store.batch`) and unsynced lock-holder details (:mod:`vba_assets.store.lock`),
   and the once-per-run completion of dispatch records (:mod:`vba_assets.pipeline.stages`);
-* in the heuristic planner: the name index kept in the cache directory
+* in the heuristic planner: the name index kept in the cache directory and read back lazily
   (``resources/llm/heuristic_index.py``, built from the CSVs instead), the structures derived
-  from it once per process (inflection indexes) and the shortlist of names a misspelling is
-  scored against (:mod:`vba_assets.domain.heuristics.name_index`).
+  from it once per process and kept beside it for later processes (inflection indexes) and the
+  shortlist of names a misspelling is scored against
+  (:mod:`vba_assets.domain.heuristics.name_index`).
 
 Every artifact is byte-identical either way (the benchmarks and tests check it); only the time
 differs. The embedded world DB's trigram index
