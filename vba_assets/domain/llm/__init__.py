@@ -5,5 +5,7 @@ __all__ = [
     "call",
     "contract",
     "policy",
+    "records",
+    "replies",
     "schemas",
 ]

@@ -1,4 +1,4 @@
-"""The model layer's data contract: requests, replies, faults, providers and dispatch records.
+"""The model layer's data contract: requests and the provider that sends them.
 
 A stage builds a :class:`ModelRequest` with :func:`build_request`; a :class:`Provider`
 (``resources/llm``) sends it and returns a :class:`ProviderReply` or raises a
@@ -7,18 +7,35 @@ and records the attempt as a :class:`DispatchRecord` (never a secret). The neutr
 attempt is hashed over its RFC 8785 canonical JSON: that hash is the replay key, and the same
 inputs always give the same bytes (protocol v1 and v2 alike).
 
+The contract is three modules; other code imports all of it from this one:
+
+* **Requests** are this module's: :class:`ModelRequest`, :func:`build_request`, the schema text
+  the prompt shows, and the :class:`Provider` protocol.
+* **Replies** are in :mod:`.replies`: :class:`ProviderReply`, :class:`ProviderFault`,
+  :class:`TokenUsage` and :func:`model_validator_for` (schema, then a stage's rules).
+* **Records** are in :mod:`.records`: :class:`DispatchRecord`, :class:`DispatchTiming` and
+  :class:`RejectedRecord`, the artifacts of each attempt.
+
 Only stdlib, pydantic and ``rfc8785`` (the canonical-JSON serializer) are used here: no IO.
 """
 
-from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, Self
 
-from pydantic import BaseModel, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr
 
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.canonical import canonical_bytes, content_hash
-from vba_assets.domain.findings import Finding
+from vba_assets.domain.llm.records import DispatchRecord, DispatchTiming, Outcome, RejectedRecord
+from vba_assets.domain.llm.replies import (
+    Finish,
+    ProviderFault,
+    ProviderReply,
+    TokenUsage,
+    issues_from_validation_error,
+    json_pointer,
+    model_validator_for,
+)
 from vba_assets.domain.llm.schemas import (
     NATIVE_DIALECTS,
     SchemaDialect,
@@ -27,17 +44,26 @@ from vba_assets.domain.llm.schemas import (
 )
 from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.domain.speed import fast_paths_enabled
-from vba_assets.errors import ErrorCode, ModelError
+
+#: What other modules import from here (replies and records live in their own modules).
+__all__ = [
+    "DispatchRecord",
+    "DispatchTiming",
+    "Finish",
+    "Outcome",
+    "ProviderFault",
+    "ProviderReply",
+    "RejectedRecord",
+    "TokenUsage",
+    "issues_from_validation_error",
+    "json_pointer",
+    "model_validator_for",
+]
 
 STAGE_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
 OUTPUT_NAME_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 #: Protocol v2 appends the output schema under this heading. Part of the frozen protocol.
 SCHEMA_HEADING = "## Required output: one JSON object that validates against this JSON schema"
-
-Finish = Literal[
-    "complete", "incomplete", "refusal", "paused", "context_window_exceeded", "unknown"
-]
-Outcome = Literal["accepted", "rejected", "provider_error", "retry_pending"]
 
 
 # --- requests -------------------------------------------------------------------------------------
@@ -197,61 +223,6 @@ def build_request(
     return request
 
 
-# --- replies, faults and validation ---------------------------------------------------------------
-
-
-class TokenUsage(StrictModel):
-    input: int | None = None
-    output: int | None = None
-    cache_creation: int | None = None
-    cache_read: int | None = None
-
-
-class ProviderReply(StrictModel):
-    """What one provider HTTP request returned (secrets already redacted by the provider)."""
-
-    status_code: int = 200
-    response_body: str = Field(description="The raw response body text.")
-    output_text: str | None = Field(description="The structured output channel (tool input/JSON).")
-    text: str | None = Field(default=None, description="Free text the model produced, if any.")
-    stop_reason: str | None = Field(description="The provider's own stop/finish reason.")
-    finish: Finish
-    usage: TokenUsage = Field(default_factory=TokenUsage)
-    request_id: str | None = None
-    response_id: str | None = None
-    provider_retries: int = 0
-
-
-class ProviderFault(ModelError):
-    """A provider request failed (HTTP status, timeout, connection). ``retryable`` decides."""
-
-    def __init__(
-        self,
-        code: ErrorCode,
-        message: str,
-        *,
-        retryable: bool,
-        kind: str = "http",
-        status_code: int | None = None,
-        retry_after_s: float | None = None,
-        response_body: str | None = None,
-        request_id: str | None = None,
-    ) -> None:
-        super().__init__(
-            code,
-            message,
-            kind=kind,
-            retryable=retryable,
-            status_code=status_code,
-            request_id=request_id,
-        )
-        self.retryable = retryable
-        self.status_code = status_code
-        self.retry_after_s = retry_after_s
-        self.response_body = response_body
-        self.request_id = request_id
-
-
 class Provider(Protocol):
     """One model provider. ``send`` makes exactly one request (no hidden retries)."""
 
@@ -266,143 +237,3 @@ class Provider(Protocol):
     def send(self, request: ModelRequest, messages: Sequence[ChatMessage]) -> ProviderReply:
         """Send one request; raise :class:`ProviderFault` on a provider failure."""
         ...
-
-
-def json_pointer(location: Sequence[str | int]) -> str:
-    """A pydantic error location as an RFC 6901 JSON pointer (``""`` is the whole document)."""
-    parts = (str(part).replace("~", "~0").replace("/", "~1") for part in location)
-    return "".join(f"/{part}" for part in parts)
-
-
-def issues_from_validation_error(exc: ValidationError) -> list[Finding]:
-    """pydantic errors as ``LLM_OUTPUT_SCHEMA`` issues (message and location only, no input)."""
-    return [
-        Finding(
-            code=ErrorCode.LLM_OUTPUT_SCHEMA,
-            path=json_pointer(error["loc"]),
-            message=error["msg"],
-        )
-        for error in exc.errors()
-    ]
-
-
-def model_validator_for(
-    model_cls: type[Any], rules: Callable[[Any], list[Finding]] | None = None
-) -> Callable[[Any], Any]:
-    """A ``validate`` callable: the pydantic schema first, then the stage's own ``rules``."""
-
-    def validate(data: Any) -> Any:
-        try:
-            value = model_cls.model_validate(data)
-        except ValidationError as exc:
-            return issues_from_validation_error(exc)
-        found = rules(value) if rules else []
-        return found or value
-
-    return validate
-
-
-# --- records --------------------------------------------------------------------------------------
-
-
-class RejectedRecord(StrictModel):
-    """``rejected/<stage>-<n>.json``: a rejected reply with its body, finish and error codes."""
-
-    stage: str
-    attempt: int
-    request_sha256: str
-    stop_reason: str | None
-    finish: Finish | None
-    response_body: str | None
-    output_text: str | None
-    text: str | None
-    issues: tuple[Finding, ...]
-
-
-class DispatchTiming(StrictModel):
-    """When one attempt was sent and how long it took: recorded beside the record, not in it."""
-
-    started_at: datetime
-    elapsed_ms: float
-
-
-class DispatchRecord(StrictModel):
-    """``dispatches/<stage>-<n>.json``: one model request and what came of it. Never a secret.
-
-    ``record_version`` 1 (protocol v1/v2) holds ``started_at`` and ``elapsed_ms``; version 2
-    (protocol v3 on) holds no wall-clock value: its timing is in the ``dispatched``/``rejected``
-    event of ``events.jsonl`` (:class:`DispatchTiming`), so the same request and reply give the
-    same bytes on any day.
-    """
-
-    record_version: Literal[1, 2] = 1
-    stage: str
-    attempt: int = Field(ge=1, description="1-based, per stage, across invocations.")
-    provider: str
-    model: str
-    parameters: dict[str, Any]
-    protocol_version: ProtocolVersion
-    output_name: str
-    base_request_sha256: str = Field(description="Hash of the stage request before corrections.")
-    request_sha256: str = Field(description="Hash of this attempt's neutral request (replay key).")
-    request: dict[str, Any] = Field(description="The exact body sent to the provider.")
-    started_at: datetime | None = Field(default=None, exclude_if=lambda value: value is None)
-    elapsed_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
-    outcome: Outcome
-    status_code: int | None = None
-    response_body: str | None = None
-    output_text: str | None = None
-    text: str | None = None
-    stop_reason: str | None = None
-    finish: Finish | None = None
-    usage: TokenUsage | None = None
-    request_id: str | None = None
-    response_id: str | None = None
-    provider_retries: int = 0
-    issues: tuple[Finding, ...] = ()
-    error: dict[str, Any] | None = None
-    retry_in_s: float | None = None
-    retry_at: datetime | None = None
-
-    def rejected_record(self) -> RejectedRecord | None:
-        """The rejected-response artifact of this attempt, or None if it was not rejected."""
-        if self.outcome != "rejected":
-            return None
-        return RejectedRecord(
-            stage=self.stage,
-            attempt=self.attempt,
-            request_sha256=self.request_sha256,
-            stop_reason=self.stop_reason,
-            finish=self.finish,
-            response_body=self.response_body,
-            output_text=self.output_text,
-            text=self.text,
-            issues=self.issues,
-        )
-
-    def reply(self) -> ProviderReply | None:
-        """The provider reply this record holds (accepted or rejected), for replay and reuse."""
-        if self.outcome not in ("accepted", "rejected") or self.finish is None:
-            return None
-        return ProviderReply(
-            status_code=self.status_code or 200,
-            response_body=self.response_body or "",
-            output_text=self.output_text,
-            text=self.text,
-            stop_reason=self.stop_reason,
-            finish=self.finish,
-            usage=self.usage or TokenUsage(),
-            request_id=self.request_id,
-            response_id=self.response_id,
-            provider_retries=self.provider_retries,
-        )
-
-    def summary(self) -> dict[str, Any]:
-        """A short JSON-safe line for error details."""
-        return {
-            "attempt": self.attempt,
-            "outcome": self.outcome,
-            "finish": self.finish,
-            "status_code": self.status_code,
-            "codes": [issue.code.value for issue in self.issues],
-        }
