@@ -2,7 +2,9 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "assessment_rules",
     "captures",
+    "citations",
     "context",
     "legacy",
     "links",
