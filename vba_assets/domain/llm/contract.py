@@ -45,7 +45,7 @@ from vba_assets.domain.llm.schemas import (
 from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.domain.speed import fast_paths_enabled
 
-#: What other modules import from here (replies and records live in their own modules).
+#: Re-exported: callers import these from here; they are defined in .replies and .records.
 __all__ = [
     "DispatchRecord",
     "DispatchTiming",

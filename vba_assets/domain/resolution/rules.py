@@ -33,7 +33,7 @@ from vba_assets.domain.resolution.links import holds_identity
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.errors import ErrorCode
 
-#: What other modules import from here (assessments and citations live in their own modules).
+#: Re-exported: callers import these from here (defined in .assessment_rules and .citations).
 __all__ = [
     "check_mention",
     "mention_label",
