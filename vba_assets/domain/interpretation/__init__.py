@@ -8,4 +8,5 @@ __all__ = [
     "grounding",
     "models",
     "rules",
+    "rules_v4",
 ]

@@ -36,16 +36,16 @@ Protocol v4 (``ProtocolSpec.complete_interpretation``) judges the reply with
   candidates (every identity, and every name the context gives) or, when nothing matched, the name
   the report used, so a triager can answer it in one line.
 
-The grounding, alias-retention and role rules are in :mod:`.grounding`; the wording
-and date rules are here. :func:`interpretation_validator` wraps schema and rules into the
-``validate`` callable of ``model_call.run_stage``.
+The grounding, alias-retention and role rules are in :mod:`.grounding`; the scope, restatement
+and clarification rules of protocol v4 in :mod:`.rules_v4`; the wording and date rules are here.
+:func:`interpretation_validator` wraps schema and rules into the ``validate`` callable of
+``model_call.run_stage``.
 """
 
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.dates import relative_words, resolve_quote
 from vba_assets.domain.interpretation.grounding import (
@@ -58,7 +58,6 @@ from vba_assets.domain.interpretation.grounding import (
     rule_issue,
 )
 from vba_assets.domain.interpretation.models import (
-    OUT_OF_SCOPE_CLASSES,
     DateRange,
     InterpretationOutput,
     interpretation_output_model,
@@ -67,10 +66,19 @@ from vba_assets.domain.interpretation.models import (
     resolve_relative_date,
     weekday_name,
 )
+from vba_assets.domain.interpretation.rules_v4 import (
+    CLARIFICATION_MAX_CANDIDATES,
+    clarification_issues,
+    restatement_issues,
+    scope_issues,
+)
 from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.errors import ErrorCode
+
+#: Re-exported: callers import this from here; it is defined in .rules_v4.
+__all__ = ["CLARIFICATION_MAX_CANDIDATES"]
 
 # --- wording --------------------------------------------------------------------------------------
 
@@ -252,173 +260,6 @@ def _wording_issues(
     return issues
 
 
-# --- protocol v4: scope, restatement, clarification -----------------------------------------------
-
-#: How many competing candidates a clarification must name (the first ones, in context order).
-CLARIFICATION_MAX_CANDIDATES = 8
-_ALIAS_CODE = re.compile(r"(?<![\w-])(?P<alias>[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
-
-
-def _scope_issues(output: InterpretationOutput) -> list[Finding]:
-    scope = output.scope
-    chosen = getattr(scope, "out_of_scope_class", None)
-    issues: list[Finding] = []
-    if not scope.in_scope and chosen is None:
-        issues.append(
-            rule_issue(
-                ErrorCode.INTERPRETATION_SCOPE_CLASS,
-                "/scope/out_of_scope_class",
-                "an out-of-scope report names its class: set out_of_scope_class to one of "
-                f"{', '.join(OUT_OF_SCOPE_CLASSES)}, or set in_scope to true",
-            )
-        )
-    elif scope.in_scope and chosen is not None:
-        issues.append(
-            rule_issue(
-                ErrorCode.INTERPRETATION_SCOPE_CLASS,
-                "/scope/out_of_scope_class",
-                f"the report is in scope, so it has no out-of-scope class: set out_of_scope_class "
-                f"to null, or set in_scope to false if it really is {chosen}",
-            )
-        )
-    if not scope.in_scope:
-        issues += [
-            rule_issue(
-                ErrorCode.INTERPRETATION_OUT_OF_SCOPE_WORK,
-                f"/affected_subjects/{i}",
-                "an out-of-scope report has no affected subject: move this entity to "
-                "context_entities (keep its ref and mentions)",
-                entity.ref,
-            )
-            for i, entity in enumerate(output.affected_subjects)
-        ]
-        if output.sub_tasks:
-            issues.append(
-                rule_issue(
-                    ErrorCode.INTERPRETATION_OUT_OF_SCOPE_WORK,
-                    "/sub_tasks",
-                    "an out-of-scope report gives the next phase nothing to do: set sub_tasks to "
-                    "[]",
-                )
-            )
-    elif not output.sub_tasks:
-        issues.append(
-            rule_issue(
-                ErrorCode.INTERPRETATION_IN_SCOPE_NO_SUBTASK,
-                "/sub_tasks",
-                "an in-scope report needs at least one sub-task: a question the next phase must "
-                "answer, ending with '?'",
-            )
-        )
-    return issues
-
-
-def _contains(text: str, phrase: str) -> bool:
-    """``phrase`` occurs in ``text`` ignoring case, punctuation and spacing (whole words)."""
-    folded, wanted = normalize_for_match(text), normalize_for_match(phrase)
-    return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", folded) is not None
-
-
-def _restatement_issues(
-    output: InterpretationOutput, context: InterpretationStageContext, ctx: RuleContext
-) -> list[Finding]:
-    issues: list[Finding] = []
-    resolution = context.resolution
-    selected = {n.alias: n for n in resolution.selected} if resolution is not None else {}
-    for index, entity in enumerate(output.affected_subjects):
-        n = selected.get(entity.ref or "")
-        if n is None:
-            continue
-        words = list(dict.fromkeys([n.name, *(m.quote for m in n.mentions)]))
-        if not any(_contains(output.restatement, word) for word in words):
-            issues.append(
-                rule_issue(
-                    ErrorCode.INTERPRETATION_RESTATEMENT_NAMES,
-                    "/restatement",
-                    f"the restatement must name the affected subject {ctx.labels[n.alias]} "
-                    f"(listed at /affected_subjects/{index}): write its catalog name "
-                    f"{n.name!r} or the report's own words for it "
-                    f"({', '.join(repr(w) for w in words[1:4]) or repr(n.name)})",
-                    n.alias,
-                )
-            )
-    known = {*ctx.sources, *ctx.facts, *ctx.mentions}
-    if resolution is not None:
-        known |= {f.search_id for f in resolution.facts}
-    codes = [
-        m["alias"]
-        for m in _ALIAS_CODE.finditer(output.restatement)
-        if m["alias"].split("-")[0] in known
-    ]
-    if codes:
-        issues.append(
-            rule_issue(
-                ErrorCode.INTERPRETATION_RESTATEMENT_ALIAS,
-                "/restatement",
-                f"the restatement stands alone, without alias codes: replace "
-                f"{', '.join(dict.fromkeys(codes))} by the names or words they stand for",
-            )
-        )
-    return issues
-
-
-def _number_in(text: str, identity: int | str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(str(identity))}(?![\w-])", text) is not None
-
-
-def _clarification_issues(
-    output: InterpretationOutput, context: InterpretationStageContext, ctx: RuleContext
-) -> list[Finding]:
-    resolution = context.resolution
-    question = output.ambiguity.clarification_question
-    if not output.ambiguity.is_ambiguous or resolution is None or not (question or "").strip():
-        return []
-    text = question or ""
-    unresolved = {d.alias: d for d in resolution.unresolved}
-    listed = [e.ref for e in output.affected_subjects if e.ref in unresolved]
-    targets = listed or [d.alias for d in resolution.unresolved if d.role == "affected_subject"]
-    names = context.candidate_names or {}
-    issues: list[Finding] = []
-    for alias in dict.fromkeys(a for a in targets if a is not None):
-        d = unresolved[alias]
-        if d.status == "no_match" or not d.candidate_identities:
-            if not _contains(text, d.term):
-                issues.append(
-                    rule_issue(
-                        ErrorCode.INTERPRETATION_CLARIFICATION_CANDIDATES,
-                        "/ambiguity/clarification_question",
-                        f"{ctx.labels[alias]} matched no catalog entry: the question must name "
-                        f"{d.term!r} as the report wrote it, so the reporter can say what it is",
-                        alias,
-                    )
-                )
-            continue
-        shown = d.candidate_identities[:CLARIFICATION_MAX_CANDIDATES]
-        labels = {c.identity: c.name for c in names.get(alias, [])}
-        missing = [i for i in shown if not _number_in(text, i)]
-        missing += [
-            i for i in shown if i in labels and i not in missing and not _contains(text, labels[i])
-        ]
-        if missing:
-            wanted = ", ".join(f"{i} ({labels[i]!r})" if i in labels else str(i) for i in shown)
-            more = (
-                f" (first {len(shown)} of {len(d.candidate_identities)})"
-                if len(d.candidate_identities) > len(shown)
-                else ""
-            )
-            issues.append(
-                rule_issue(
-                    ErrorCode.INTERPRETATION_CLARIFICATION_CANDIDATES,
-                    "/ambiguity/clarification_question",
-                    f"the question must name the competing candidates of {ctx.labels[alias]} "
-                    f"with their ids and names{more}, so a triager can answer it in one line: "
-                    f"{wanted}",
-                    alias,
-                )
-            )
-    return issues
-
-
 # --- all rules ------------------------------------------------------------------------------------
 
 
@@ -436,9 +277,9 @@ def validate_interpretation(
     ]
     if spec.complete_interpretation:
         findings += [
-            *_scope_issues(output),
-            *_restatement_issues(output, context, ctx),
-            *_clarification_issues(output, context, ctx),
+            *scope_issues(output),
+            *restatement_issues(output, context, ctx),
+            *clarification_issues(output, context, ctx),
         ]
     return [finding for finding in findings if spec.applies(finding.code)]
 
