@@ -3,6 +3,7 @@
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "items",
+    "layout",
     "location",
     "manifest",
     "pieces",
@@ -10,4 +11,5 @@ __all__ = [
     "render",
     "requests",
     "stage_context",
+    "validators",
 ]

@@ -1,8 +1,8 @@
-"""Stage contexts, model requests and validators of the three semantic stages (ARCHITECTURE 6-8).
+"""Model requests of the three semantic stages and the items they are built from (ARCHITECTURE 6-8).
 
 Per stage: a pure helper builds the stage context from frozen artifacts
-(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`:
-they live in :mod:`.stage_context` and are re-exported here), a builder turns it into a
+(:func:`plan_stage_context`, :func:`assessment_stage_context`, :func:`interpretation_stage_context`
+in :mod:`.stage_context`), a builder turns it into a
 :class:`~vba_assets.domain.llm.contract.ModelRequest`, and a validator factory gives the
 ``validate`` callable of ``run_stage`` (schema first, then the stage's rules).
 
@@ -13,81 +13,72 @@ Request layout (what the model receives, in order):
    puts the data notice and the offsets note after the instructions and, for a schema dialect
    without a structured-output channel, the schema at the end.
 2. The output schema (the tool / response schema, set by the provider from ``output_schema``).
-3. One user message: the stage context, rendered canonically by :mod:`.stage_render`.
+3. One user message: the stage context, rendered canonically by :mod:`.render`.
    Protocol v2 and v3 append the schema; from protocol 4 it holds per-case data only, so the
    static prefix (definitions and system text) is as long as it can be.
 
 The same inputs always give byte-identical requests; ``stage_context`` carries the structured
 context for local providers. :func:`request_items` lists the labelled items a request is built
-from (lifecycle, source, exact text) for its context manifest (:mod:`.context_manifest`); they come
+from (lifecycle, source, exact text) for its context manifest (:mod:`.manifest`); they come
 from the same pieces as the request text, so they cannot drift from it.
-"""
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+Three modules; other code imports from this one:
+
+* **Builders** are this module's: :class:`RequestParams`, ``build_*_request``,
+  :func:`request_items` and :func:`request_items_for`.
+* **Layout** is in :mod:`.layout`: a context's stage and output model, the system text with its
+  few-shot examples, and the labelled layout the builders and the items share.
+* **Validators** are in :mod:`.validators`: :func:`plan_validator`, :func:`assessment_validator`.
+"""
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from vba_assets.config import CatalogConfig
-from vba_assets.domain.canonical import canonical_bytes
-from vba_assets.domain.interpretation.models import (
-    InterpretationOutput,
-    InterpretationOutputV4,
+from vba_assets.domain.llm.contract import ModelRequest, build_request
+from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema_text
+from vba_assets.domain.prompting.items import ContextItem
+from vba_assets.domain.prompting.layout import (
+    ASSESSMENT_STAGE,
+    INTERPRETATION_STAGE,
+    OUTPUT_NAME_SOURCE,
+    PLAN_STAGE,
+    SCHEMA_HEADING_SOURCE,
+    STAGE_CONTEXT_SOURCE,
+    ExampleStage,
+    RequestLayout,
+    example_stage,
+    interpretation_prompt_name,
+    output_model,
+    request_layout,
+    stage_of,
+    with_protocol,
 )
-from vba_assets.domain.interpretation.rules import interpretation_validator
-from vba_assets.domain.llm.contract import (
-    SCHEMA_HEADING,
-    ModelRequest,
-    build_request,
-    model_validator_for,
-)
-from vba_assets.domain.llm.schemas import NATIVE_DIALECTS, SchemaDialect, provider_schema_text
-from vba_assets.domain.prompting.items import (
-    FIELD_SLOT,
-    SYSTEM_SLOT,
-    ContextItem,
-    message_slot,
-    text_sha256,
-)
-from vba_assets.domain.prompting.pieces import Pieces, glue, items_of, part, text_of
-from vba_assets.domain.prompting.prompts import PromptExample, PromptSet
-from vba_assets.domain.prompting.render import (
-    assessment_pieces,
-    interpretation_pieces,
-    plan_pieces,
-    render_example,
-    stage_notes,
-    system_pieces,
-)
+from vba_assets.domain.prompting.prompts import PromptSet
 from vba_assets.domain.prompting.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
     PlanStageContext,
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
 )
-from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol
-from vba_assets.domain.resolution.legacy import as_current_plan, plan_output_model
-from vba_assets.domain.resolution.models import (
-    CandidateIndex,
-    ResolutionAssessmentOutput,
-    ResolutionContext,
-    ResolutionPlanOutput,
-)
-from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
-from vba_assets.domain.speed import fast_paths_enabled
+from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
+from vba_assets.domain.protocol import ProtocolVersion, protocol
 from vba_assets.errors import ErrorCode, ModelError
 
-SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
-OUTPUT_NAME_SOURCE = "vba_assets/domain/llm/contract.py#build_request"
-STAGE_CONTEXT_SOURCE = "ModelRequest.stage_context"
-
-_Context = TypeVar("_Context", bound=BaseModel)
-
-PLAN_STAGE = "resolution_plan"
-ASSESSMENT_STAGE = "resolution_assessment"
-INTERPRETATION_STAGE = "interpretation"
+#: Re-exported: callers import these from here (defined in .layout and .validators).
+__all__ = [
+    "ASSESSMENT_STAGE",
+    "INTERPRETATION_STAGE",
+    "OUTPUT_NAME_SOURCE",
+    "PLAN_STAGE",
+    "SCHEMA_HEADING_SOURCE",
+    "STAGE_CONTEXT_SOURCE",
+    "ExampleStage",
+    "RequestLayout",
+    "assessment_validator",
+    "example_stage",
+    "interpretation_prompt_name",
+    "output_model",
+    "plan_validator",
+    "with_protocol",
+]
 
 
 class RequestParams(BaseModel):
@@ -104,214 +95,6 @@ class RequestParams(BaseModel):
 # --- requests -------------------------------------------------------------------------------------
 
 
-def interpretation_prompt_name(context: InterpretationStageContext) -> str:
-    """``interpretation_resolved`` with F/N/D aliases, ``interpretation_unresolved`` without."""
-    resolved = context.resolution is not None
-    return "interpretation_resolved" if resolved else "interpretation_unresolved"
-
-
-class ExampleStage(NamedTuple):
-    """A few-shot example's stage context and the validator its reply must pass."""
-
-    context: PlanStageContext | AssessmentStageContext | InterpretationStageContext
-    validate: Callable[[Any], Any]
-
-
-def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
-    """Rebuild an example's stage context from its frozen inputs, with its stage's validator
-    under ``spec`` (the protocol the example's prompt version was written for)."""
-    data = example.data
-    case = data["case"]
-    if example.prompt == PLAN_STAGE:
-        catalogs = [CatalogConfig.model_validate(c) for c in data["catalogs"]]
-        context: Any = plan_stage_context(case, catalogs, data["max_searches"])
-        return ExampleStage(context, plan_validator(case, catalogs, data["max_searches"], spec))
-    if example.prompt == ASSESSMENT_STAGE:
-        plan = ResolutionPlanOutput.model_validate(data["plan"])
-        index = CandidateIndex.model_validate(data["candidate_index"])
-        context = assessment_stage_context(case, plan, index)
-        return ExampleStage(context, assessment_validator(case, plan, index, spec))
-    resolution = data.get("resolution") if example.prompt == "interpretation_resolved" else None
-    context = interpretation_stage_context(
-        case, ResolutionContext.model_validate(resolution) if resolution else None
-    )
-    context = with_protocol(context, spec.version)
-    return ExampleStage(context, interpretation_validator(context, spec))
-
-
-class _Stage(NamedTuple):
-    stage: str
-    output: type[BaseModel]
-    pieces: Callable[[Any, bool], Pieces]  # (stage context, static_first)
-
-
-_STAGES: dict[str, _Stage] = {
-    "resolution_plan": _Stage(PLAN_STAGE, ResolutionPlanOutput, plan_pieces),
-    "resolution_assessment": _Stage(
-        ASSESSMENT_STAGE, ResolutionAssessmentOutput, assessment_pieces
-    ),
-    "interpretation_resolved": _Stage(
-        INTERPRETATION_STAGE, InterpretationOutput, interpretation_pieces
-    ),
-    "interpretation_unresolved": _Stage(
-        INTERPRETATION_STAGE, InterpretationOutput, interpretation_pieces
-    ),
-}
-
-
-#: Rendered system pieces: static for one set of locked prompt files, prompt and protocol.
-_SYSTEM_CACHE: dict[tuple[Any, ...], Pieces] = {}
-
-
-def _system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Pieces:
-    """Instructions and examples; an example's request is laid out as ``spec`` lays out real ones.
-
-    The result depends only on the prompt files (identified by their locked sha256), the prompt
-    and the protocol, so it is rendered once per process for each of them.
-    """
-    if not fast_paths_enabled():
-        return _render_system_pieces(prompts, prompt, spec)
-    key = (prompts.version, tuple(sorted(prompts.files.items())), prompt, spec)
-    cached = _SYSTEM_CACHE.get(key)
-    if cached is None:
-        cached = _SYSTEM_CACHE[key] = _render_system_pieces(prompts, prompt, spec)
-    return list(cached)
-
-
-def _render_system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Pieces:
-    render = _STAGES[prompt].pieces
-    folder = f"prompts/{prompts.version}"
-    instructions = part(
-        "instructions",
-        "static",
-        f"{folder}/{prompt}.md",
-        prompts.instruction(prompt).rstrip("\n"),
-        prompts.files.get(f"{prompt}.md"),
-    )
-    examples = [
-        part(
-            f"example:{example.path.rsplit('/', 1)[-1].removesuffix('.json')}",
-            "static",
-            f"{folder}/{example.path}",
-            render_example(
-                number,
-                example.title,
-                text_of(
-                    render(
-                        example_stage(example, protocol(prompts.protocol_version)).context,
-                        spec.static_first,
-                    )
-                ),
-                example.data["output"],
-            ),
-            prompts.files.get(example.path),
-        )
-        for number, example in enumerate(prompts.examples_for(prompt), start=1)
-    ]
-    return system_pieces(instructions, examples, spec.static_first, stage_notes(prompt))
-
-
-def _prompt_of(context: BaseModel) -> str:
-    if isinstance(context, PlanStageContext):
-        return "resolution_plan"
-    if isinstance(context, AssessmentStageContext):
-        return "resolution_assessment"
-    if isinstance(context, InterpretationStageContext):
-        return interpretation_prompt_name(context)
-    raise TypeError(f"not a stage context: {type(context).__name__}")
-
-
-def with_protocol(context: _Context, protocol_version: int) -> _Context:
-    """``context`` as a request of ``protocol_version`` carries it: from protocol v4 an
-    interpretation context names its protocol (so a local provider answers in that contract)."""
-    if isinstance(context, InterpretationStageContext) and (
-        protocol(protocol_version).complete_interpretation
-    ):
-        return context.model_copy(update={"protocol_version": protocol_version})
-    return context
-
-
-def output_model(context: BaseModel, spec: ProtocolSpec) -> type[BaseModel]:
-    """The output schema a request carries under ``spec``: the plan's is the v1-v3 one
-    (:mod:`vba_assets.domain.resolution.legacy`) until identity references (v4); the others
-    are those of :func:`_stage_of`."""
-    if isinstance(context, PlanStageContext):
-        return plan_output_model(spec.identity_references)
-    return _stage_of(context).output
-
-
-def _stage_of(context: BaseModel) -> _Stage:
-    """The stage of ``context``, with the output model of its protocol (v4: the complete
-    interpretation contract, :class:`InterpretationOutputV4`)."""
-    stage = _STAGES[_prompt_of(context)]
-    if isinstance(context, InterpretationStageContext) and context.complete:
-        return stage._replace(output=InterpretationOutputV4)
-    return stage
-
-
-class RequestLayout(NamedTuple):
-    """What a request is built from: the system text before protocol 4's schema block, the user
-    content before protocol 2's schema block, the whole system text and first message, and the
-    labelled items in them."""
-
-    base_system: str
-    user: str
-    system: str
-    message: str
-    items: list[ContextItem]
-
-
-def _layout(
-    context: BaseModel,
-    prompts: PromptSet,
-    protocol_version: ProtocolVersion,
-    schema_json: str,
-    dialect: SchemaDialect | None,
-) -> RequestLayout:
-    spec = protocol(protocol_version)
-    prompt = _prompt_of(context)
-    stage = _stage_of(context)
-    base_system = _system_pieces(prompts, prompt, spec)
-    user = stage.pieces(context, spec.static_first)
-    schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
-    heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
-    schema_pieces = [
-        *part("schema_heading", "static", SCHEMA_HEADING_SOURCE, SCHEMA_HEADING, heading_sha),
-        *glue("\n\n"),
-        *part("output_schema", "static", schema_source, schema_json, schema_sha),
-    ]
-    message, system = list(user), list(base_system)
-    if spec.schema_in_message:  # as build_request: the schema ends the user message
-        message += [*glue("\n\n"), *schema_pieces]
-    if spec.native_schema and dialect not in NATIVE_DIALECTS:  # as build_request: it ends
-        system += [*glue("\n"), *schema_pieces, *glue("\n")]  # the system text (append_block)
-    fields = [
-        ("provider:output_schema", "provider_injected", schema_source, schema_json),
-        ("provider:output_name", "provider_injected", OUTPUT_NAME_SOURCE, f"submit_{stage.stage}"),
-        ("stage_context", "per_stage", STAGE_CONTEXT_SOURCE, _stage_data(context)),
-    ]
-    items = [*items_of(system, SYSTEM_SLOT), *items_of(message, message_slot(0))]
-    items += [
-        ContextItem(
-            name=name,
-            lifecycle=lifecycle,
-            source=source,
-            source_sha256=text_sha256(text),
-            slot=FIELD_SLOT,
-            text=text,
-        )
-        for name, lifecycle, source, text in fields
-    ]
-    return RequestLayout(
-        text_of(base_system), text_of(user), text_of(system), text_of(message), items
-    )
-
-
-def _stage_data(context: BaseModel) -> str:
-    """A stage context as the canonical JSON a neutral request carries in ``stage_context``."""
-    return canonical_bytes(context.model_dump(mode="json")).decode("utf-8")
-
-
 def _request(
     context: BaseModel,
     prompts: PromptSet,
@@ -319,10 +102,10 @@ def _request(
     params: RequestParams,
 ) -> ModelRequest:
     context = with_protocol(context, protocol_version)
-    output = _stage_of(context)
+    output = stage_of(context)
     model = output_model(context, protocol(protocol_version))
     schema_json = provider_schema_text(model, dialect=params.dialect)
-    layout = _layout(context, prompts, protocol_version, schema_json, params.dialect)
+    layout = request_layout(context, prompts, protocol_version, schema_json, params.dialect)
     return build_request(
         output.stage,
         protocol_version,
@@ -386,7 +169,7 @@ def request_items(
     stage_context = with_protocol(stage_context, protocol_version)
     output = output_model(stage_context, protocol(protocol_version))
     schema_json = provider_schema_text(output, dialect=dialect)
-    return _layout(stage_context, prompts, protocol_version, schema_json, dialect).items
+    return request_layout(stage_context, prompts, protocol_version, schema_json, dialect).items
 
 
 _CONTEXTS: dict[str, type[BaseModel]] = {
@@ -411,7 +194,7 @@ def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[Context
     except ValidationError:
         raise _not_built_here(request, "its stage_context is not a valid stage context") from None
     schema_json, dialect = request.output_schema_text(), request.schema_dialect
-    layout = _layout(context, prompts, request.protocol_version, schema_json, dialect)
+    layout = request_layout(context, prompts, request.protocol_version, schema_json, dialect)
     if (request.system, request.messages[0].content) != (layout.system, layout.message):
         raise _not_built_here(
             request,
@@ -426,41 +209,4 @@ def _not_built_here(request: ModelRequest, why: str) -> ModelError:
         ErrorCode.CONTEXT_MANIFEST_MISMATCH,
         f"stage {request.stage}: cannot list the items of this request: {why}",
         stage=request.stage,
-    )
-
-
-# --- validators for the correction loop -----------------------------------------------------------
-
-
-def plan_validator(
-    case_doc: Mapping[str, Any],
-    catalogs: Sequence[CatalogConfig],
-    max_searches: int,
-    spec: ProtocolSpec,
-) -> Callable[[Any], Any]:
-    """``validate`` for model call 1: the plan schema of ``spec`` (:func:`output_model`), then
-    the plan rules of ``spec``; an accepted plan is always a current
-    :class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput`."""
-    schema = model_validator_for(plan_output_model(spec.identity_references))
-
-    def validate(data: Any) -> Any:
-        value = schema(data)
-        if isinstance(value, list):
-            return value
-        plan = as_current_plan(value)
-        return validate_plan(plan, case_doc, catalogs, max_searches, spec) or plan
-
-    return validate
-
-
-def assessment_validator(
-    case_doc: Mapping[str, Any],
-    plan: ResolutionPlanOutput,
-    candidate_index: CandidateIndex,
-    spec: ProtocolSpec,
-) -> Callable[[Any], Any]:
-    """``validate`` for model call 2: the schema, then the assessment rules of ``spec``."""
-    return model_validator_for(
-        ResolutionAssessmentOutput,
-        lambda assessment: validate_assessment(assessment, candidate_index, plan, case_doc, spec),
     )
