@@ -32,6 +32,7 @@ __all__ = [
     "planning",
     "references",
     "roles",
+    "source_words",
     "spans",
     "terms",
 ]

@@ -1,0 +1,238 @@
+"""The words of a report's sources, with exact offsets: what the span rules read.
+
+Reading a source is separate from :mod:`.spans` (which words make a candidate name) because the
+other passes read the same words without the span rules: the gazetteer and inflection passes
+match catalog names over them (:func:`plain_gap`, :func:`name_gap`), the assessment guesses the
+report's language from them.
+
+The text is read as the case holds it (NFC, ``\\n`` newlines); every offset is a code-point index
+into that text, so ``text[token.start:token.end] == token.text`` always holds. A word is a run of
+letters, marks and digits, with in-word apostrophes and hyphens (:data:`JOINERS`).
+
+Never read: markdown headings (``#`` lines), template labels ("Expected:", "Client version:"; the
+text after the colon is read) and, with the markup of :func:`~.markup.read_markup`, hidden ranges
+(template comments, HTML, URLs, image syntax). Words inside ``[...]`` (chat channels, player
+names, item links) and ``<...>`` (titles such as "<The Betrayer>") are read but marked
+``enclosed``: no capitalized run of :mod:`.spans` takes them.
+"""
+
+import bisect
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.heuristics.lexicon import TEMPLATE_LABELS, is_title_case_line
+from vba_assets.domain.heuristics.markup import Markup
+
+#: Characters that join two word parts into one word: apostrophes and hyphens.
+JOINERS = frozenset("'’ʼ‘-‐")
+#: Apostrophes of a possessive ending ("Goldark's", "Goldark’s").
+APOSTROPHES = frozenset("'’ʼ")
+_OPENERS = {"[": "]", "<": ">"}
+_LABEL = re.compile(
+    r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+)?(?:\*\*|__)?([^\W\d_][^\n:*]{0,38}?)(?:\*\*|__)?\s*:"
+    r"(?:\*\*|__)?"
+)
+_SENTENCE_END = ".!?:;]"
+_OPENING_QUOTES = '"“„«'
+_SKIP_BACK = " \t\"“”„«»'‘(*•-"
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word of a source: offsets and the facts the span rules need."""
+
+    index: int
+    start: int
+    end: int
+    text: str
+    line: int
+    capitalized: bool
+    cased: bool
+    has_digit: bool
+    enclosed: bool
+    sentence_initial: bool
+
+    @property
+    def possessive_end(self) -> int | None:
+        """End of the stem of a possessive ("Goldark's" -> end of "Goldark"), else None."""
+        if len(self.text) > 3 and self.text[-2] in APOSTROPHES and self.text[-1] in "sS":
+            return self.end - 2
+        return None
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A readable source split into words, with its title-case lines."""
+
+    alias: str
+    order: int
+    text: str
+    tokens: tuple[Token, ...]
+    title_case_lines: frozenset[int]
+    markup: Markup | None = None
+
+    @property
+    def prose(self) -> str:
+        """The text with its hidden markup (link targets, URLs, comments, HTML) blanked out by
+        spaces: the same offsets, but the sentence reads "[Mankrik]   gave me ..." the way a
+        reader sees it (the role cues read this)."""
+        if self.markup is None or not self.markup.hidden:
+            return self.text
+        chars = list(self.text)
+        for start, end in self.markup.hidden:
+            for index in range(max(0, start), min(end, len(chars))):
+                if chars[index] != "\n":
+                    chars[index] = " "
+        return "".join(chars)
+
+
+def has_format_control(text: str) -> bool:
+    """True when ``text`` holds a zero-width or bidi control character."""
+    return any(ord(char) in FORMAT_CONTROL_CODEPOINTS for char in text)
+
+
+def _is_word_char(char: str) -> bool:
+    return unicodedata.category(char)[0] in "LMN"
+
+
+def _line_starts(text: str) -> list[int]:
+    return [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
+
+
+def _readable_start(line: str, headings: bool = False) -> int | None:
+    """Offset in ``line`` where reading starts: after a template label; for a heading, None
+    (or, with ``headings``, after its ``#`` marks unless it is a template label)."""
+    stripped = line.lstrip()
+    if stripped.startswith("#"):
+        if not headings:
+            return None
+        rest = stripped.lstrip("#")
+        label = " ".join(rest.strip(" \t*_:#").casefold().split())
+        if label in TEMPLATE_LABELS:
+            return None
+        return len(line) - len(rest)
+    match = _LABEL.match(line)
+    if match and " ".join(match.group(1).casefold().split()) in TEMPLATE_LABELS:
+        return match.end()
+    return 0
+
+
+def _sentence_initial(text: str, start: int, line_start: int) -> bool:
+    if start > line_start and text[start - 1] in _OPENING_QUOTES:
+        return True  # the first word of a quotation: 'the log says "Return to ..."'
+    index = start - 1
+    while index >= line_start and text[index] in _SKIP_BACK:
+        index -= 1
+    return index < line_start or text[index] in _SENTENCE_END
+
+
+def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = None) -> SourceText:
+    """Split one source into :class:`Token` words (see the module docstring for what is skipped).
+
+    With ``markup`` (:func:`~.markup.read_markup`): words in hidden ranges (template comments,
+    HTML, URLs, image syntax) are not read, and the brackets of a markdown link text do not
+    enclose it (``[Mankrik](...)`` is read like prose; ``[Mankrik]`` alone stays enclosed).
+    """
+    hidden = _Ranges(markup.hidden if markup is not None else [])
+    bracket_free = (
+        {s - 1 for s, _ in markup.link_texts} | {e for _, e in markup.link_texts}
+        if markup is not None
+        else set()
+    )
+    tokens: list[Token] = []
+    title_lines: set[int] = set()
+    starts = _line_starts(text)
+    for line_number, line_start in enumerate(starts):
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        line = text[line_start:line_end]
+        skip = _readable_start(line, headings=markup is not None)
+        if skip is None:
+            continue
+        heading = line.lstrip().startswith("#")
+        if is_title_case_line(line[skip:]):
+            title_lines.add(line_number)
+        depth: dict[str, int] = {"[": 0, "<": 0}
+        position = line_start + skip
+        while position < line_end:
+            char = text[position]
+            if position in bracket_free:
+                position += 1
+                continue
+            skip_to = hidden.end_at(position)
+            if skip_to is not None:
+                position = max(position + 1, skip_to)
+                continue
+            if char in _OPENERS:
+                depth[char] += 1
+            elif char in ("]", ">"):
+                opener = "[" if char == "]" else "<"
+                depth[opener] = max(0, depth[opener] - 1)
+            if not _is_word_char(char):
+                position += 1
+                continue
+            end = position + 1
+            while end < line_end and (
+                _is_word_char(text[end])
+                or (text[end] in JOINERS and end + 1 < line_end and _is_word_char(text[end + 1]))
+            ):
+                end += 1
+            word = text[position:end]
+            first = word[0]
+            tokens.append(
+                Token(
+                    index=len(tokens),
+                    start=position,
+                    end=end,
+                    text=word,
+                    line=line_number,
+                    capitalized=first.isupper() or first.istitle(),
+                    cased=first.lower() != first.upper(),
+                    has_digit=any(c.isdigit() for c in word),
+                    enclosed=depth["["] > 0 or depth["<"] > 0,
+                    sentence_initial=heading or _sentence_initial(text, position, line_start),
+                )
+            )
+            position = end
+    return SourceText(alias, order, text, tuple(tokens), frozenset(title_lines), markup)
+
+
+class _Ranges:
+    """``[start, end)`` ranges, merged; which one covers a position (binary search)."""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in sorted(ranges):
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            elif end > start:
+                merged.append([start, end])
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+
+    def end_at(self, position: int) -> int | None:
+        """The end of the merged range that covers ``position``, or None."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        if index >= 0 and position < self._ends[index]:
+            return self._ends[index]
+        return None
+
+
+def plain_gap(text: str, left: Token, right: Token) -> bool:
+    """True when only ASCII spaces (one or two) separate two words of the same line."""
+    gap = text[left.end : right.start]
+    return left.line == right.line and 1 <= len(gap) <= 2 and gap.strip(" ") == ""
+
+
+def name_gap(text: str, left: Token, right: Token) -> bool:
+    """True when two words may sit inside one catalog name ("Mr. Smith", "Harpoon Master").
+
+    At most three characters of spaces or simple punctuation, on one line, no format control.
+    """
+    gap = text[left.end : right.start]
+    if left.line != right.line or not 1 <= len(gap) <= 3 or has_format_control(gap):
+        return False
+    return all(char in " .,:&/!'’-" for char in gap)
