@@ -31,6 +31,7 @@ __all__ = [
     "name_index_document",
     "planning",
     "references",
+    "role_reader",
     "roles",
     "source_words",
     "spans",

@@ -55,7 +55,8 @@ from vba_assets.domain.heuristics.markup import read_markup
 from vba_assets.domain.heuristics.misspellings import MAX_ENTITIES, misspelled_term
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.references import attach_references
-from vba_assets.domain.heuristics.roles import RoleCues, RoleReader, zone_like
+from vba_assets.domain.heuristics.role_reader import RoleReader
+from vba_assets.domain.heuristics.roles import RoleCues, zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
 from vba_assets.domain.heuristics.terms import ReportFacts, Term, group_terms, report_facts
 from vba_assets.domain.prompting.stage_context import CatalogView, PlanStageContext
