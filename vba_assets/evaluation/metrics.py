@@ -1,58 +1,10 @@
 """Quality and cost metrics of entity resolution against a gold dataset (pure: stdlib only).
 
-Inputs are what the pipeline produced for one case (:class:`CaseObservation`: the accepted plan's
-searches with their captured candidates and assessment verdicts, and every model dispatch) and the
-case's gold mentions (:class:`~vba_assets.evaluation.dataset.EvalCase`). Definitions:
-
-* **covers**: a search covers a mention when its term occurs in the mention's surface or the
-  surface occurs in the term, compared case-insensitively (NFC, ``str.casefold``). Positions are
-  not compared. The **primary** covering search is the one whose term is closest in length to the
-  surface (an exact match first), ties broken by plan order; it decides the mention's role and
-  outcome.
-* **mention recall** = covered mentions / all gold mentions (null gold included).
-* **candidate recall at k** = gold mentions (``gold_entry`` not null) whose gold entry is among
-  the captured candidates of *any* covering search / gold mentions; ``k`` is ``max_candidates``.
-  ``candidate_recall_at_k_covered`` divides by covered gold mentions instead.
-* **mention outcome** of a gold mention, from its primary covering search: ``correct`` (selected
-  the gold entry), ``wrong`` (selected another entry), ``abstained`` (``ambiguous`` or
-  ``no_match``), ``unassessed`` (covered, but the pipeline stopped before the assessment) or
-  ``missed`` (not covered). The five rates over gold mentions sum to 1:
-  **mention accuracy**, **wrong-selection rate**, **abstention rate**, ``unassessed_rate`` and
-  ``missed_rate``.
-* **selection precision / recall** (entry level, per case, then summed over cases): with S the set
-  of entries selected by any search of the case and G the set of its non-null gold entries,
-  precision = sum |S ∩ G| / sum |S|, recall = sum |S ∩ G| / sum |G|.
-* **role accuracy** = covered mentions whose primary search's role equals the gold role
-  (``location_context`` counts as ``other_context``) / covered mentions.
-* **null-gold selection rate** = covered null-gold mentions whose primary search selected an entry
-  / covered null-gold mentions (lower is better: nothing can be justified there).
-* **search precision** = searches that cover at least one gold mention / all searches.
-* **calls per case** = dispatch records (every model request, accepted, rejected or failed) / cases;
-  **tokens per case** = (input + output tokens of those records) / cases; a record without usage
-  counts 0 and is counted in ``usage_missing``.
-* **prompt tokens** of a call = every input token the provider read: Anthropic reports
-  ``input_tokens`` without the cached ones, so prompt = input + cache writes + cache reads; an
-  OpenAI-style ``prompt_tokens`` already includes ``cached_tokens``, so prompt = input
-  (``ProviderSpec.input_includes_cached``). **Cache hit share** = cache-read tokens / prompt
-  tokens; **cache read / write tokens per case** are their sums / cases.
-* **cost per case** (USD) = sum over calls of (uncached prompt tokens x ``input`` + cache writes x
-  ``cache_write`` + cache reads x ``cache_read`` + output x ``output``) / 1e6 / cases, with the
-  per-million-token prices of the run's model from a price table (``vba eval --prices``); ``None``
-  unless every call has a price. Kept in micro-dollars (rounded per call) so counts stay integers.
-* **correction rounds per case** = rejected replies / cases (each rejected reply is answered by a
-  correction round, or ends the stage when ``max_invalid_responses`` is reached).
-* **correction rate of a rule** = replies rejected with at least one finding of that rule's code /
-  replies (accepted or rejected) of the rule's stage (:func:`correction_rates`).
-* **blocked rate** = cases whose import or pipeline raised an error / cases.
-* **scope accuracy** = cases with a gold ``in_scope`` whose accepted interpretation has the same
-  scope decision and, when out of scope, the same ``out_of_scope_class`` / those cases (a case with
-  no accepted interpretation counts as wrong); **scope decision accuracy** compares in/out only.
-* **date accuracy** = gold dates (``dates`` of a case) matched by a time reference of the accepted
-  interpretation whose quote contains the gold quote or is contained in it (compared without
-  case) and whose ``resolved_start``/``resolved_end`` equal the gold days / gold dates.
-
-Every aggregate is a micro-average: numerators and denominators are summed over cases first.
-A rate whose denominator is 0 is ``None``.
+:func:`score_case` compares what the pipeline produced for one case (:class:`CaseObservation`: the
+accepted plan's searches with their candidates and verdicts, every model dispatch) with the case's
+gold (:class:`~vba_assets.evaluation.dataset.EvalCase`) as additive :class:`Counts`, summed over
+cases before :meth:`Counts.rates`. Every metric is defined once, in ``eval/README.md`` ("Metrics");
+a change to the scoring here changes that section too.
 """
 
 from collections.abc import Sequence
@@ -109,7 +61,7 @@ CACHE_AND_PRICE_FIGURES = (
 
 @dataclass(frozen=True)
 class Counts:
-    """Additive counters; :meth:`rates` turns them into the metrics of the module docstring."""
+    """Additive counters; :meth:`rates` turns them into the metrics of ``eval/README.md``."""
 
     cases: int = 0
     blocked: int = 0
@@ -153,7 +105,7 @@ class Counts:
         )
 
     def fractions(self) -> dict[str, tuple[int, int]]:
-        """Every metric of the module docstring as ``(numerator, denominator)``."""
+        """Every metric of ``eval/README.md`` as ``(numerator, denominator)``."""
         gold = self.gold_mentions
         return {
             "mention_recall": (self.covered, self.mentions),
@@ -272,7 +224,7 @@ def normalize_identity(identity: Identity) -> Identity:
 
 
 def covers(term: str, surface: str) -> bool:
-    """Whether a search term covers a mention surface (see the module docstring)."""
+    """Whether a search term covers a mention surface (see "covers" in ``eval/README.md``)."""
     folded_term, folded_surface = fold(term), fold(surface)
     if not folded_term or not folded_surface:
         return False
