@@ -18,6 +18,7 @@ the request and the index its reply names.
 __all__ = [
     "admission",
     "assessment",
+    "candidate_names",
     "categories",
     "gazetteer",
     "inflection",

@@ -11,8 +11,15 @@ One rule decides, for each search, in this order:
    catalog of the same entity type), and the match is not weak evidence (below) -> ``selected``,
    citing the capture alias, the capture row, the search's first mention and, as evidence, the
    sentence (or line) of the source around that mention;
-4. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
+4. no candidate's name equals the term, but exactly one entity's name is a near spelling of what
+   the report wrote (a misspelled mention) and it is no helper entry -> ``selected``, cited the
+   same way;
+5. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
+
+A search for an identity the report links or writes (protocol v4) is decided by
+:func:`assess_reference` instead. The name tests (equality, helper patterns, near spellings) are
+in :mod:`.candidate_names`; this module applies them in the order above and builds the verdicts.
 
 Weak evidence: in a report written in English (guessed from its words, as the planner does), an
 exact match found only in a localized catalog on a plain-ASCII term. English names live in the
@@ -22,22 +29,28 @@ the two entries the primary catalog holds under that name), and it is not select
 
 Selecting on any unique best-tier candidate (e.g. the only whole-phrase match) was measured on
 real tracker reports to lose a third of the precision, so a name that is merely similar is never
-selected.
+selected (rule 4 asks far more of a near spelling: see :data:`~.candidate_names.MIN_SPELLING`).
 
 What it cannot do: it does not read the report beyond name equality. Two entries with the same
 name (a quest NPC and its invisible trigger copy) stay ambiguous even when the report makes the
-choice obvious to a person; data columns (level, flags, subname) are not weighed; a reporter's
-misspelling never resolves.
+choice obvious to a person; data columns (level, flags, subname) are not weighed; a misspelling
+resolves only to a near spelling clearly ahead of every other entity's name.
 """
 
 import re
 from collections.abc import Sequence
 
-from rapidfuzz.distance import Indel, Levenshtein
-
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.catalog.matching import EXACT_TIERS
-from vba_assets.domain.catalog.names import fold_accents, normalize_for_match, tokenize
+from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.heuristics.candidate_names import (
+    MIN_SPELLING,
+    SPELLING_MARGIN,
+    candidate_names,
+    closest_spelling,
+    helper_patterns,
+    is_exact,
+    is_helper,
+)
 from vba_assets.domain.heuristics.lexicon import foreign_looking, guess_language
 from vba_assets.domain.heuristics.spans import tokenize_source
 from vba_assets.domain.prompting.stage_context import (
@@ -56,47 +69,6 @@ from vba_assets.domain.resolution.models import (
 
 MAX_EVIDENCE_CHARS = 500
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-
-
-def helper_patterns(catalogs: Sequence[CatalogConfig]) -> dict[str, list[re.Pattern[str]]]:
-    """``catalog name -> compiled helper patterns`` (its own plus its primary name catalogs').
-
-    A localized catalog inherits the patterns of every ``name`` catalog of its entity type, so a
-    candidate found through a translation is still recognized as a trigger or kill credit.
-    """
-    compiled = {
-        c.name: [re.compile(p, re.IGNORECASE) for p in c.helper_name_patterns] for c in catalogs
-    }
-    patterns: dict[str, list[re.Pattern[str]]] = {}
-    for catalog in catalogs:
-        inherited = [
-            pattern
-            for primary in catalogs
-            if primary.kind == "name" and primary.entity_type == catalog.entity_type
-            for pattern in compiled[primary.name]
-        ]
-        own = compiled[catalog.name]
-        patterns[catalog.name] = own + [p for p in inherited if p not in own]
-    return patterns
-
-
-def _names(candidate: CandidateView) -> list[str]:
-    return [candidate.name, *candidate.other_names]
-
-
-def is_exact(candidate: CandidateView, term: str) -> bool:
-    """True when the candidate's name or one of its other matched names equals ``term``."""
-    wanted = normalize_for_match(term)
-    return candidate.tier in EXACT_TIERS or any(
-        normalize_for_match(name) == wanted for name in _names(candidate)
-    )
-
-
-def is_helper(candidate: CandidateView, patterns: dict[str, list[re.Pattern[str]]]) -> bool:
-    """True when any name of the candidate matches a helper pattern of its catalog."""
-    fallback = [p for group in patterns.values() for p in group]
-    found = patterns.get(candidate.catalog, fallback)
-    return any(pattern.search(name) for pattern in found for name in _names(candidate))
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
@@ -267,72 +239,8 @@ def assess_search(
     )
 
 
-#: Lowest similarity (0-1, letters and digits only) of a written mention and a candidate name
-#: for a misspelled mention to select it.
-MIN_SPELLING = 0.85
-#: How far the best entity must be ahead of the next one.
-SPELLING_MARGIN = 0.06
-
-
-def _compact(text: str) -> str:
-    return "".join(c for c in fold_accents(normalize_for_match(text)) if c.isalnum())
-
-
 def _quotes(search: SearchView) -> str:
     return ", ".join(dict.fromkeys(repr(m.quote) for m in search.mentions))
-
-
-#: Most edits (Levenshtein, letters and digits only) between a misspelled mention and a name.
-MAX_SPELLING_EDITS = 2
-
-
-def spelling_similarity(written: str, name: str) -> float:
-    """Indel similarity of two spellings (letters and digits only, accents folded), 0 when
-    they differ by more than :data:`MAX_SPELLING_EDITS` edits and the written one is not a
-    whole-word beginning of the name; a written plural ("...s") is also compared without it."""
-    said, named = _compact(written), _compact(name)
-    if not said or not named:
-        return 0.0
-    forms = [said, said[:-1]] if said.endswith("s") and len(said) > 4 else [said]
-    best = 0.0
-    for form in forms:
-        prefix = _word_prefix(written, name)
-        if prefix or Levenshtein.distance(form, named) <= MAX_SPELLING_EDITS:
-            best = max(best, Indel.normalized_similarity(form, named))
-    return best
-
-
-def _word_prefix(written: str, name: str) -> bool:
-    """Whether the written words are the first whole words of the name ("Doctor Vomisa" of
-    "Doctor Vomisa, Ph.T."), at least two of them."""
-    said, named = tokenize(written), tokenize(name)
-    return len(said) >= 2 and len(said) < len(named) and named[: len(said)] == said
-
-
-def closest_spelling(
-    search: SearchView, candidates: Sequence[CandidateView]
-) -> CandidateView | None:
-    """The one candidate whose name is a near spelling of what the report wrote (the search's
-    mention quotes), clearly ahead of every other entity; None otherwise."""
-    scored: dict[str, tuple[float, CandidateView]] = {}
-    for candidate in candidates:
-        score = max(
-            (
-                spelling_similarity(mention.quote, name)
-                for mention in search.mentions
-                for name in _names(candidate)
-            ),
-            default=0.0,
-        )
-        key = f"{candidate.identity!r}"
-        if key not in scored or score > scored[key][0]:
-            scored[key] = (score, candidate)
-    ranked = sorted(scored.values(), key=lambda item: -item[0])
-    if not ranked or ranked[0][0] < MIN_SPELLING:
-        return None
-    if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < SPELLING_MARGIN:
-        return None
-    return ranked[0][1]
 
 
 def _first_cited(
@@ -340,7 +248,7 @@ def _first_cited(
 ) -> tuple[MentionCitation, str] | None:
     """The first mention of ``search`` with report context beyond the bare names (the search
     term and ``chosen``'s names), and the quote around it; None when every mention is bare."""
-    bare = [search.term, *_names(chosen)]
+    bare = [search.term, *candidate_names(chosen)]
     for mention in search.mentions:
         if mention.source in sources:
             quote = evidence_quote(sources[mention.source], mention, bare)
@@ -380,7 +288,7 @@ def assess_reference(
     assert search.reference is not None
     identity = search.reference.identity
     words = words_for(search.term, search.reference, search.mentions)
-    names = [name for candidate in search.candidates for name in _names(candidate)]
+    names = [name for candidate in search.candidates for name in candidate_names(candidate)]
     chosen = search.candidates[0]
     if not agrees(words, names):
         said = ", ".join(repr(w) for w in words) or "no words (only the link)"
