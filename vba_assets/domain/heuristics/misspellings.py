@@ -18,13 +18,24 @@ next different entity's by :data:`MIN_MARGIN` points.
 What it cannot do: a misspelling that changes most letters, or a name the index does not hold, is
 not found; a transposed first letter leaves only the rest of the name to search; accents are
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
+
+The planner asks this module twice: :func:`misspellings` picks the mentions worth a lookup (the
+capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`),
+and :func:`sharpened` searches an inflected name that too many names contain by the rarer part it
+shares with the closest name.
 """
+
+from collections.abc import Sequence
+from dataclasses import replace
 
 from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.heuristics.admission import common_noun
 from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.terms import Misspelling, Term
+from vba_assets.domain.heuristics.roles import zone_like
+from vba_assets.domain.heuristics.spans import SourceText, Span
+from vba_assets.domain.heuristics.terms import Misspelling, ReportFacts, Term
 
 #: Lowest Indel ratio (0-100) of a misspelled mention and the name it stands for; a mention
 #: one edit (Levenshtein) from the name may be as low as :data:`MIN_SHORT_SCORE` (short names).
@@ -142,3 +153,64 @@ def best_part(written: str, name: str, identities: set[int], index: NameIndex) -
 
 def _others(index: NameIndex, name: str, identities: set[int]) -> bool:
     return any(entry.identity not in identities for entry in index.by_name[name])
+
+
+#: Most mentions of one report that are compared with the whole index for a misspelling.
+MAX_MISSPELLING_LOOKUPS = 8
+
+
+def _covered(span: Span, others: Sequence[Span]) -> bool:
+    """True when ``span`` lies inside (or equals) one of ``others`` of its source."""
+    return any(
+        o.source == span.source and o.start <= span.start and span.end <= o.extent for o in others
+    )
+
+
+def misspellings(
+    grouped: Sequence[Term], kept: Sequence[Term], index: NameIndex, facts: ReportFacts
+) -> list[Term]:
+    """Sub-span terms for capitalized mentions that no catalog name equals or contains
+    (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places or possessive
+    parts of other names, not inside a kept term's mention, first mentions first."""
+    taken = [span for term in kept for span in term.spans]
+    found: list[Term] = []
+    looked = 0
+    for term in grouped:
+        if looked >= MAX_MISSPELLING_LOOKUPS:
+            break
+        if (
+            term.reference is not None
+            or term.exact
+            or term.containing
+            or term.weak
+            or not term.proper
+            or not any(span.kind in ("run", "quoted", "subrun") for span in term.spans)
+            or all(span.compound for span in term.spans)
+            or common_noun(term, facts)
+            or zone_like(term.text)
+            or any(_covered(span, taken) for span in term.spans)
+        ):
+            continue
+        looked += 1
+        narrowed = misspelled_term(term, index)
+        if narrowed is not None and all(t.key != narrowed.key for t in found):
+            found.append(narrowed)
+    return found
+
+
+def sharpened(term: Term, sources: Sequence[SourceText], index: NameIndex) -> Term:
+    """An inflected name whose searched beginning many names contain ("Дракончик" of
+    "Дракончики Ониксии": a truncated capture) is searched by the rarer literal part it shares
+    with the closest name instead ("Ониксии", :func:`~.misspellings.best_part`); the mention
+    becomes the whole name as written. Any other term is returned unchanged."""
+    if not term.spans or any(span.kind != "inflected" for span in term.spans):
+        return term
+    if index.containing_count(term.search_text, MAX_ENTITIES) <= MAX_ENTITIES:
+        return term
+    texts = {source.alias: source.text for source in sources}
+    whole = [
+        replace(s, end=s.extent, text=texts[s.source][s.start : s.extent], kind="run")
+        for s in term.spans
+    ]
+    better = misspelled_term(Term(term.key, whole, cues=term.cues), index)
+    return better if better is not None else term

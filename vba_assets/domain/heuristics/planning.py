@@ -41,9 +41,8 @@ the farm") yields no search.
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
-from vba_assets.domain.heuristics.admission import admit_terms, common_noun, mark_compounds
+from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
     Gazetteer,
     build_gazetteer,
@@ -52,13 +51,13 @@ from vba_assets.domain.heuristics.gazetteer import (
 from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language
 from vba_assets.domain.heuristics.markup import read_markup
-from vba_assets.domain.heuristics.misspellings import MAX_ENTITIES, misspelled_term
+from vba_assets.domain.heuristics.misspellings import misspellings, sharpened
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.references import attach_references
 from vba_assets.domain.heuristics.role_reader import RoleReader
 from vba_assets.domain.heuristics.roles import RoleCues, zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
-from vba_assets.domain.heuristics.terms import ReportFacts, Term, group_terms, report_facts
+from vba_assets.domain.heuristics.terms import Term, group_terms, report_facts
 from vba_assets.domain.prompting.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.resolution.models import (
     IdentityReference,
@@ -318,67 +317,6 @@ def select_searches(
         for term in left
     ]
     return searches, unsearched
-
-
-#: Most mentions of one report that are compared with the whole index for a misspelling.
-MAX_MISSPELLING_LOOKUPS = 8
-
-
-def _covered(span: Span, others: Sequence[Span]) -> bool:
-    """True when ``span`` lies inside (or equals) one of ``others`` of its source."""
-    return any(
-        o.source == span.source and o.start <= span.start and span.end <= o.extent for o in others
-    )
-
-
-def misspellings(
-    grouped: Sequence[Term], kept: Sequence[Term], index: NameIndex, facts: ReportFacts
-) -> list[Term]:
-    """Sub-span terms for capitalized mentions that no catalog name equals or contains
-    (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places or possessive
-    parts of other names, not inside a kept term's mention, first mentions first."""
-    taken = [span for term in kept for span in term.spans]
-    found: list[Term] = []
-    looked = 0
-    for term in grouped:
-        if looked >= MAX_MISSPELLING_LOOKUPS:
-            break
-        if (
-            term.reference is not None
-            or term.exact
-            or term.containing
-            or term.weak
-            or not term.proper
-            or not any(span.kind in ("run", "quoted", "subrun") for span in term.spans)
-            or all(span.compound for span in term.spans)
-            or common_noun(term, facts)
-            or zone_like(term.text)
-            or any(_covered(span, taken) for span in term.spans)
-        ):
-            continue
-        looked += 1
-        narrowed = misspelled_term(term, index)
-        if narrowed is not None and all(t.key != narrowed.key for t in found):
-            found.append(narrowed)
-    return found
-
-
-def sharpened(term: Term, sources: Sequence[SourceText], index: NameIndex) -> Term:
-    """An inflected name whose searched beginning many names contain ("Дракончик" of
-    "Дракончики Ониксии": a truncated capture) is searched by the rarer literal part it shares
-    with the closest name instead ("Ониксии", :func:`~.misspellings.best_part`); the mention
-    becomes the whole name as written. Any other term is returned unchanged."""
-    if not term.spans or any(span.kind != "inflected" for span in term.spans):
-        return term
-    if index.containing_count(term.search_text, MAX_ENTITIES) <= MAX_ENTITIES:
-        return term
-    texts = {source.alias: source.text for source in sources}
-    whole = [
-        replace(s, end=s.extent, text=texts[s.source][s.start : s.extent], kind="run")
-        for s in term.spans
-    ]
-    better = misspelled_term(Term(term.key, whole, cues=term.cues), index)
-    return better if better is not None else term
 
 
 def plan_searches(context: PlanStageContext, index: NameIndex | None) -> ResolutionPlanOutput:
