@@ -28,7 +28,9 @@ Steps, all deterministic:
    ones), else one with any strong exact match, else one with a weak exact match, else one whose
    names contain the term, else by the report's language (a localized catalog for a non-English
    report or a term with non-ASCII letters).
-7. Role: ``affected_subject`` with more affected than quest-giver cues, ``quest_giver`` with a
+7. Role: with a name index, :class:`~.role_reader.RoleReader` decides every taken term's role at
+   once (quest relations, the title, the sentence). Without one, the cues alone:
+   ``affected_subject`` with more affected than quest-giver cues, ``quest_giver`` with a
    quest-giver cue, ``location_context`` with a locative cue and a zone-like word, else
    ``other_context``; when no term is the affected subject, the first ``other_context`` term
    becomes it (the report is usually about the first name it mentions that is not a giver).
@@ -72,8 +74,6 @@ MAX_MENTIONS = 8
 #: The longest term a plan may propose (``ProposedSearch.term``, under the world DB's own limit of
 #: 200): a longer "word" of a report (a log line, a URL, a token) is never searched or proposed.
 MAX_TERM_CHARS = 100
-_TEXT_KINDS = ("run", "run_tail", "subrun", "singular", "quoted")
-_WORD = re.compile(r"[^\W_]+(?:['’ʼ‘-][^\W_]+)*")
 _LOCATION_TYPES = ("zone", "area", "map", "location", "place", "region", "subzone")
 
 
