@@ -105,6 +105,12 @@ def find_format_controls(text: str) -> list[CharacterHit]:
     ]
 
 
+def has_format_control(text: str) -> bool:
+    """True when ``text`` holds a zero-width or bidi control character (no grounded span or
+    searched term does)."""
+    return any(ord(char) in FORMAT_CONTROL_CODEPOINTS for char in text)
+
+
 def span_has_format_control(text: str, start: int, end: int) -> bool:
     """True when ``text[start:end]`` contains a zero-width or bidi control character.
 

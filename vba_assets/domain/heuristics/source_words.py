@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.heuristics.lexicon import TEMPLATE_LABELS, is_title_case_line
 from vba_assets.domain.heuristics.markup import Markup
 
@@ -87,11 +87,6 @@ class SourceText:
                 if chars[index] != "\n":
                     chars[index] = " "
         return "".join(chars)
-
-
-def has_format_control(text: str) -> bool:
-    """True when ``text`` holds a zero-width or bidi control character."""
-    return any(ord(char) in FORMAT_CONTROL_CODEPOINTS for char in text)
 
 
 def _is_word_char(char: str) -> bool:

@@ -29,13 +29,13 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.heuristics.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.domain.heuristics.source_words import (
     APOSTROPHES,
     JOINERS,
     SourceText,
     Token,
-    has_format_control,
     name_gap,
     plain_gap,
     tokenize_source,

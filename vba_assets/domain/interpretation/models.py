@@ -8,7 +8,8 @@ references, unknowns and the questions for the next phase.
 Strict (``extra="forbid"``): there is no field for a cause, a hypothesis, a diagnosis or a fix, so a
 reply that carries one is refused by the schema. Field descriptions reach the model through the
 JSON schema. The rules that need the case context (grounding, retention of selected entities and
-unresolved identities, causal wording, date checks) are in ``interpretation_rules.py``.
+unresolved identities, causal wording, date checks) are in :mod:`.rules`, :mod:`.grounding` and
+:mod:`.rules_v4`.
 
 The deterministic relative-date resolver lives here too (:func:`resolve_relative_date`): it defines
 what the ``resolved_start``/``resolved_end`` of a :class:`TimeReference` must be, anchored to the

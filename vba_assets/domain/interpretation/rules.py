@@ -39,7 +39,7 @@ Protocol v4 (``ProtocolSpec.complete_interpretation``) judges the reply with
 The grounding, alias-retention and role rules are in :mod:`.grounding`; the scope, restatement
 and clarification rules of protocol v4 in :mod:`.rules_v4`; the wording and date rules are here.
 :func:`interpretation_validator` wraps schema and rules into the ``validate`` callable of
-``model_call.run_stage``.
+:func:`~vba_assets.domain.llm.call.run_stage`.
 """
 
 import re

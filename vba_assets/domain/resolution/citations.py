@@ -9,7 +9,7 @@ and neither imports the other.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
+from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.errors import ErrorCode
@@ -28,11 +28,6 @@ def readable_sources(case_doc: Mapping[str, Any]) -> dict[str, str]:
         for source in case_doc.get("sources", [])
         if source.get("readable") and isinstance(source.get("text"), str)
     }
-
-
-def has_format_control(text: str) -> bool:
-    """Whether ``text`` holds a zero-width or bidi control character (no grounded span does)."""
-    return any(ord(char) in FORMAT_CONTROL_CODEPOINTS for char in text)
 
 
 def mention_label(mention: MentionCitation) -> str:

@@ -10,8 +10,8 @@ Two kinds of models live here:
   :class:`ResolutionContext`): written by the controller, never by a model.
 
 The rules that go beyond the schema (grounding, limits, candidate membership) are in
-``resolution_rules.py``; they produce :class:`~vba_assets.domain.llm.contract.Finding` lists
-that feed the correction loop.
+:mod:`.rules` (the plan) and :mod:`.assessment_rules`; they produce
+:class:`~vba_assets.domain.findings.Finding` lists that feed the correction loop.
 """
 
 import typing

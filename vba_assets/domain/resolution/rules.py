@@ -18,13 +18,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vba_assets.config import CatalogConfig
-from vba_assets.domain.case.text import fold
+from vba_assets.domain.case.text import fold, has_format_control
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.assessment_rules import validate_assessment, words_beyond_names
 from vba_assets.domain.resolution.citations import (
     check_mention,
-    has_format_control,
     mention_label,
     readable_sources,
     rule_issue,
