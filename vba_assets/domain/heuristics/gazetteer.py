@@ -132,18 +132,20 @@ class Gazetteer:
         language whose names are not compared by stem, :func:`~.inflection.inflects`). Built once
         per name index, configured catalogs and language, and kept in the index's store for later
         processes under a name that holds the stemming rules' version and the catalogs' hash."""
-        catalogs = hashlib.sha256(json.dumps(self._catalog_key).encode("utf-8")).hexdigest()
         return self.index.derived(
             ("inflection", self._catalog_key, language),
             lambda: inflection_index(*self._inflection_names(language), language),
-            Keeping(
-                f"inflection-{language}-{rules_version()}-{catalogs[:12]}",
-                inflection_document,
-                inflection_from_document,
-            )
-            if inflects(language)
-            else None,
+            self._inflection_keeping(language),
         )
+
+    def _inflection_keeping(self, language: str) -> Keeping[InflectionIndex] | None:
+        """How an inflection index is kept: a name that holds the stemming rules' version and the
+        configured catalogs' hash (None for a language without inflections: nothing to keep)."""
+        if not inflects(language):
+            return None
+        catalogs = hashlib.sha256(json.dumps(self._catalog_key).encode("utf-8")).hexdigest()
+        name = f"inflection-{language}-{rules_version()}-{catalogs[:12]}"
+        return Keeping(name, inflection_document, inflection_from_document)
 
     @property
     def _catalog_key(self) -> tuple[tuple[str, str, str], ...]:

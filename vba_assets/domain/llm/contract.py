@@ -159,7 +159,12 @@ def schema_text(schema: dict[str, Any]) -> str:
 
 def schema_block(schema: dict[str, Any]) -> str:
     """The schema as the prompt shows it: the fixed heading, a blank line, the canonical JSON."""
-    return f"{SCHEMA_HEADING}\n\n{schema_text(schema)}"
+    return schema_text_block(schema_text(schema))
+
+
+def schema_text_block(text: str) -> str:
+    """:func:`schema_block` of a schema whose canonical ``text`` is already known."""
+    return f"{SCHEMA_HEADING}\n\n{text}"
 
 
 def append_block(text: str, block: str) -> str:
@@ -200,7 +205,7 @@ def build_request(
     spec = protocol(protocol_version)
     schema = provider_schema(output_model, dialect=dialect)
     schema_json = provider_schema_text(output_model, dialect=dialect)  # that schema's text
-    block = f"{SCHEMA_HEADING}\n\n{schema_json}"  # schema_block(schema)
+    block = schema_text_block(schema_json)
     content = user_content
     if spec.schema_in_message:
         content = f"{user_content}\n\n{block}"
