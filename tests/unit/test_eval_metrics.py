@@ -16,8 +16,9 @@ from vba_assets.evaluation.comparison import (
     load_baseline,
     load_results,
 )
+from vba_assets.evaluation.counts import Counts
 from vba_assets.evaluation.dataset import EvalCase
-from vba_assets.evaluation.metrics import Counts, covers, primary_search, score_case
+from vba_assets.evaluation.metrics import covers, primary_search, score_case
 from vba_assets.evaluation.observations import CaseObservation, ObservedCall, ObservedSearch
 from vba_assets.evaluation.report import EvalReport, RunInfo
 
@@ -378,11 +379,32 @@ def test_every_failed_mention_has_its_reason() -> None:
     ]
     assert miss_counts([result]) == {
         "not_searched": 1,
+        "over_budget": 0,
         "not_captured": 1,
         "not_selected": 1,
         "wrongly_selected": 1,
         "selected_without_gold": 1,
     }
+
+
+def test_a_mention_the_plan_left_out_over_max_searches_is_over_budget() -> None:
+    """No search covers Thrall or Jaina; the plan named Thrall among the names it left out because
+    max_searches was reached, so only Jaina counts as a mention the planner did not find."""
+    case = _case(
+        [
+            ("Hogger", "affected_subject", 448),
+            ("Thrall", "affected_subject", 4949),
+            ("Jaina", "affected_subject", 4968),
+        ]
+    )
+    searches = (_search("Q1", "Hogger", status="selected", selected=448, candidates=(448,)),)
+    observation = CaseObservation("EV-1", searches=searches, unsearched=("thrall",))
+    result = score_case(case, observation)
+    assert [m.reason for m in result.mentions] == [None, "over_budget", "not_searched"]
+    assert [m.outcome for m in result.mentions] == ["correct", "missed", "missed"]
+    counts = miss_counts([result])
+    assert (counts["over_budget"], counts["not_searched"]) == (1, 1)
+    assert result.counts.missed == 2  # the rates do not change: both are missed mentions
 
 
 def test_results_are_grouped_by_language_and_tracker() -> None:

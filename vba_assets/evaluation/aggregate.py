@@ -4,7 +4,8 @@ correction rates per rule (pure: stdlib only)."""
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from vba_assets.evaluation.metrics import MISS_REASONS, CaseResult, Counts
+from vba_assets.evaluation.counts import Counts
+from vba_assets.evaluation.metrics import MISS_REASONS, CaseResult
 
 
 def total(results: Iterable[CaseResult]) -> Counts:

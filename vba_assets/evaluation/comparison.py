@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vba_assets.errors import ErrorCode, InputError
-from vba_assets.evaluation.metrics import COST_FIGURES, HIGHER_IS_BETTER, LOWER_IS_BETTER
+from vba_assets.evaluation.counts import COST_FIGURES, HIGHER_IS_BETTER, LOWER_IS_BETTER
 from vba_assets.evaluation.report import (
     BASELINE_SCHEMA_VERSION,
     DEFAULT_RATE_TOLERANCE,

@@ -3,15 +3,16 @@
 :func:`score_case` compares what the pipeline produced for one case (:class:`CaseObservation`: the
 accepted plan's searches with their candidates and verdicts, every model dispatch) with the case's
 gold (:class:`~vba_assets.evaluation.dataset.EvalCase`) as additive :class:`Counts`, summed over
-cases before :meth:`Counts.rates`. Every metric is defined once, in ``eval/README.md`` ("Metrics");
+cases before :meth:`Counts.rates` (:mod:`vba_assets.evaluation.counts`). Every metric is defined once, in ``eval/README.md`` ("Metrics");
 a change to the scoring here changes that section too.
 """
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from vba_assets.domain.case.text import fold
+from vba_assets.evaluation.counts import Counts
 from vba_assets.evaluation.dataset import EvalCase, GoldMention
 from vba_assets.evaluation.observations import (
     CaseObservation,
@@ -22,134 +23,6 @@ from vba_assets.evaluation.observations import (
 
 #: ``selected`` is the outcome of a null-gold mention whose primary search selected an entry.
 MentionOutcome = Literal["correct", "wrong", "abstained", "unassessed", "missed", "selected"]
-
-#: Rates where a higher value is better (the regression check guards drops).
-HIGHER_IS_BETTER = (
-    "mention_recall",
-    "candidate_recall_at_k",
-    "candidate_recall_at_k_covered",
-    "selection_precision",
-    "selection_recall",
-    "mention_accuracy",
-    "role_accuracy",
-    "search_precision",
-    "scope_accuracy",
-    "scope_decision_accuracy",
-    "date_accuracy",
-)
-#: Rates where a lower value is better (the regression check guards rises).
-LOWER_IS_BETTER = (
-    "wrong_selection_rate",
-    "abstention_rate",
-    "unassessed_rate",
-    "missed_rate",
-    "null_gold_selection_rate",
-    "blocked_rate",
-)
-#: Cost figures (the regression check wants them unchanged).
-COST_FIGURES = ("calls_per_case", "tokens_per_case")
-#: Cache, correction and price figures, reported but not compared with a baseline (they depend on
-#: the provider's caching and a price table, not on the pipeline).
-CACHE_AND_PRICE_FIGURES = (
-    "correction_rounds_per_case",
-    "cache_read_tokens_per_case",
-    "cache_write_tokens_per_case",
-    "cache_hit_share",
-    "cost_per_case_usd",
-)
-
-
-@dataclass(frozen=True)
-class Counts:
-    """Additive counters; :meth:`rates` turns them into the metrics of ``eval/README.md``."""
-
-    cases: int = 0
-    blocked: int = 0
-    mentions: int = 0
-    covered: int = 0
-    gold_mentions: int = 0
-    covered_gold_mentions: int = 0
-    candidate_hits: int = 0
-    correct: int = 0
-    wrong: int = 0
-    abstained: int = 0
-    unassessed: int = 0
-    missed: int = 0
-    role_correct: int = 0
-    null_gold_covered: int = 0
-    null_gold_selected: int = 0
-    selected_entries: int = 0
-    gold_entries: int = 0
-    true_positive_entries: int = 0
-    searches: int = 0
-    matched_searches: int = 0
-    calls: int = 0
-    rejected_calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    usage_missing: int = 0
-    prompt_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    cost_microusd: int = 0
-    priced_calls: int = 0
-    scope_cases: int = 0
-    scope_correct: int = 0
-    scope_decision_correct: int = 0
-    gold_dates: int = 0
-    dates_correct: int = 0
-
-    def __add__(self, other: "Counts") -> "Counts":
-        return Counts(
-            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
-        )
-
-    def fractions(self) -> dict[str, tuple[int, int]]:
-        """Every metric of ``eval/README.md`` as ``(numerator, denominator)``."""
-        gold = self.gold_mentions
-        return {
-            "mention_recall": (self.covered, self.mentions),
-            "candidate_recall_at_k": (self.candidate_hits, gold),
-            "candidate_recall_at_k_covered": (self.candidate_hits, self.covered_gold_mentions),
-            "selection_precision": (self.true_positive_entries, self.selected_entries),
-            "selection_recall": (self.true_positive_entries, self.gold_entries),
-            "mention_accuracy": (self.correct, gold),
-            "wrong_selection_rate": (self.wrong, gold),
-            "abstention_rate": (self.abstained, gold),
-            "unassessed_rate": (self.unassessed, gold),
-            "missed_rate": (self.missed, gold),
-            "role_accuracy": (self.role_correct, self.covered),
-            "null_gold_selection_rate": (self.null_gold_selected, self.null_gold_covered),
-            "search_precision": (self.matched_searches, self.searches),
-            "blocked_rate": (self.blocked, self.cases),
-            "scope_accuracy": (self.scope_correct, self.scope_cases),
-            "scope_decision_accuracy": (self.scope_decision_correct, self.scope_cases),
-            "date_accuracy": (self.dates_correct, self.gold_dates),
-            "calls_per_case": (self.calls, self.cases),
-            "tokens_per_case": (self.input_tokens + self.output_tokens, self.cases),
-            "correction_rounds_per_case": (self.rejected_calls, self.cases),
-            "cache_read_tokens_per_case": (self.cache_read_tokens, self.cases),
-            "cache_write_tokens_per_case": (self.cache_write_tokens, self.cases),
-            "cache_hit_share": (self.cache_read_tokens, self.prompt_tokens),
-            # micro-dollars per case; undefined unless every call had a price
-            "cost_per_case_usd": (
-                self.cost_microusd,
-                self.cases if self.calls and self.priced_calls == self.calls else 0,
-            ),
-        }
-
-    def rates(self) -> dict[str, float | None]:
-        """Every metric as a number (None when its denominator is 0)."""
-        rates = {
-            name: numerator / denominator if denominator else None
-            for name, (numerator, denominator) in self.fractions().items()
-        }
-        cost = rates.get("cost_per_case_usd")
-        rates["cost_per_case_usd"] = None if cost is None else cost / 1_000_000
-        return rates
-
-    def to_json(self) -> dict[str, int]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -164,17 +37,23 @@ class MentionResult:
     predicted_role: str | None = None
     candidate_hit: bool | None = None
     selected: Identity | None = None
+    #: For a mention no search covers: whether the plan named it among the names it left out
+    #: because ``max_searches`` was reached.
+    over_budget: bool = False
     #: Why a gold mention was not resolved (:data:`MISS_REASONS`), None when it was (or when a
     #: null-gold mention was rightly left unselected).
     reason: str | None = None
 
 
-#: Why a mention was not resolved, in pipeline order: no search covers it; a search covers it
-#: but the gold entry is not among its captured candidates; the gold entry was captured but
+#: Why a mention was not resolved, in pipeline order: no search covers it and the plan did not
+#: name it either; the plan named it but left it out because ``max_searches`` was reached
+#: (``over_budget``, protocol v4 plans); a search covers it but the gold entry is not among its
+#: captured candidates; the gold entry was captured but
 #: the assessment selected nothing (ambiguous, no_match, or the case stopped before it); another
 #: entry was selected; and, for a null-gold mention, some entry was selected although none fits.
 MISS_REASONS = (
     "not_searched",
+    "over_budget",
     "not_captured",
     "not_selected",
     "wrongly_selected",
@@ -189,7 +68,7 @@ def miss_reason(result: "MentionResult") -> str | None:
     if result.outcome == "correct":
         return None
     if result.outcome == "missed":
-        return "not_searched"
+        return "over_budget" if result.over_budget else "not_searched"
     if result.outcome == "wrong":
         return "wrongly_selected"
     return "not_selected" if result.candidate_hit else "not_captured"
@@ -250,10 +129,15 @@ def gold_role_of(plan_role: str) -> str:
     return "other_context" if plan_role == "location_context" else plan_role
 
 
-def _mention_result(mention: GoldMention, searches: Sequence[ObservedSearch]) -> MentionResult:
+def _mention_result(
+    mention: GoldMention, searches: Sequence[ObservedSearch], unsearched: Sequence[str] = ()
+) -> MentionResult:
     primary, covering = primary_search(searches, mention.surface)
     if primary is None:
-        return MentionResult(mention.surface, mention.role, mention.gold_entry, "missed")
+        over = any(covers(term, mention.surface) for term in unsearched)
+        return MentionResult(
+            mention.surface, mention.role, mention.gold_entry, "missed", over_budget=over
+        )
     gold = mention.gold_entry
     selected = normalize_identity(primary.selected) if primary.selected is not None else None
     outcome: MentionOutcome
@@ -311,7 +195,9 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
     searches = observation.searches
     results = tuple(
         replace(found, reason=miss_reason(found))
-        for found in (_mention_result(mention, searches) for mention in case.mentions)
+        for found in (
+            _mention_result(mention, searches, observation.unsearched) for mention in case.mentions
+        )
     )
     gold_results = [r for r in results if r.gold_entry is not None]
     null_results = [r for r in results if r.gold_entry is None and r.covered_by is not None]

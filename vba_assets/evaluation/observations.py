@@ -104,6 +104,8 @@ class CaseObservation:
 
     case_id: str
     searches: tuple[ObservedSearch, ...] = ()
+    #: The names the accepted plan left out because ``max_searches`` was reached (protocol v4).
+    unsearched: tuple[str, ...] = ()
     calls: tuple[ObservedCall, ...] = ()
     interpretation: ObservedInterpretation | None = None
     error_code: str | None = None

@@ -68,7 +68,11 @@ def observe_case(
             )
         )
     return CaseObservation(
-        package.case_id, searches=tuple(searches), calls=calls, interpretation=interpretation
+        package.case_id,
+        searches=tuple(searches),
+        unsearched=tuple(name.term for name in plan.unsearched),
+        calls=calls,
+        interpretation=interpretation,
     )
 
 

@@ -22,10 +22,8 @@ from vba_assets.evaluation.aggregate import (
     miss_counts,
     total,
 )
-from vba_assets.evaluation.metrics import (
-    CaseResult,
-    Counts,
-)
+from vba_assets.evaluation.counts import Counts
+from vba_assets.evaluation.metrics import CaseResult
 
 RESULTS_SCHEMA_VERSION = 1
 BASELINE_SCHEMA_VERSION = 1
