@@ -573,6 +573,42 @@ def test_a_rare_name_written_in_lower_case_is_searched_but_not_a_common_noun(
     assert not {"guard", "chicken"} & set(searches)
 
 
+def test_a_rare_name_capitalized_only_in_the_title_and_in_lower_case_after_is_searched(
+    reports: Reports, names: NameIndex
+) -> None:
+    # real report (WoWManiaUK/Redemption#2032): the title capitalizes the boss, the body does not
+    searches = plan_text(
+        reports,
+        names,
+        "[Raid] Rotface",
+        "When attempting rotface he sometimes at a random point starts to evade. Not able to be "
+        "killed by players and needs a reset by a GM.",
+    )
+    assert {"Rotface", "rotface"} & set(searches)
+    # a word many names contain stays a common noun when it is also written in lower case
+    common = plan_text(
+        reports, names, "Chicken keeps following me", "The chicken follows me everywhere."
+    )
+    assert not {"Chicken", "chicken"} & set(common)
+
+
+def test_an_id_written_after_a_hash_identifies_the_name_before_it(
+    reports: Reports, names: NameIndex
+) -> None:
+    # real report (classicdb/database#583): "quest Sentinel Selarin" reads like a quest title,
+    # but the id beside the name is the creature's; "#994" beside a quest title names nothing
+    searches = plan_text(
+        reports,
+        names,
+        "Q#990 Trek to Ashenvale Questgiver Missing",
+        "The questgiver for this quest Sentinel Selarin(npc #3694) is currently not available. "
+        "She only spawns after completing Escape through force(#994).",
+    )
+    selarin = searches["Sentinel Selarin"]
+    assert selarin.reference is not None and selarin.reference.identity == 3694
+    assert all(s.reference is None or s.reference.identity == 3694 for s in searches.values())
+
+
 def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
     reports: Reports, names: NameIndex
 ) -> None:

@@ -12,7 +12,9 @@ holds:
   capitalized only at sentence starts that the report also writes in lower case ("Chicken keeps
   following me ... the chicken"), or whose capitalized mentions all look like verbs
   ("Mining", "Looted"); a single lower-case word, unless the reporter writes in lower case
-  anyway (see :class:`~.terms.ReportFacts`);
+  anyway (see :class:`~.terms.ReportFacts`). A word that exactly names a creature and that the
+  names of only a few entities contain is a name however it is written
+  (:func:`rare_lowercase_name`: "kill negatron", "[Raid] Rotface ... attempting rotface");
 * **possessive parts of place and item names**: a name whose every mention is a possessive
   followed by a capitalized word ("Rattlegore's Bridge", "Thoradin's Wall"), unless a cue makes
   it a subject ("Goldark's Brewfest quest");
@@ -155,11 +157,12 @@ MAX_RARE_ENTITIES = 6
 
 
 def rare_lowercase_name(term: Term, gazetteer: Gazetteer) -> bool:
-    """A single lower-case word that exactly names a creature and that few names contain: a
-    name written in lower case, not a common noun ("kill negatron")."""
+    """A single word that exactly names a creature, that few names contain and that the report
+    writes in lower case at least once: a name written in lower case, not a common noun ("kill
+    negatron"; "[Raid] Rotface ... when attempting rotface")."""
     if len(term.words) != 1 or not term.strong_exact:
         return False
-    if any(span.text != span.text.lower() for span in term.spans):
+    if all(span.text != span.text.lower() for span in term.spans):
         return False
     text = term.text
     if len(text) < MIN_RARE_LETTERS or is_stopword(text) or is_game_term(text):

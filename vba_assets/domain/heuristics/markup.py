@@ -15,8 +15,9 @@ gives block line ranges only; inline pieces are located in order inside their bl
   ``[url=...npc=3432]Mankrik[/url]``), with the exact span of its URL (which holds the id's
   digits) and of its link text when it has one;
 * **numbers** (:class:`Number`): standalone numbers of two to seven digits outside URLs (an
-  entry written beside a name: ``Loolruna (id 19694)``, ``.go c id 19832``); whether one is an
-  identity is decided later, by the names the index gives it;
+  entry written beside a name: ``Loolruna (id 19694)``, ``.go c id 19832``, ``Sentinel
+  Selarin(npc #3694)``); whether one is an identity is decided later, by the names the index
+  gives it;
 * **code** ranges (fenced and indented blocks, inline code spans) and **quote** ranges (block
   quotes): read, and kept for the role cues.
 
@@ -41,7 +42,7 @@ OTHER_PAGE = re.compile(
     re.IGNORECASE,
 )
 _BBCODE = re.compile(r"\[url=([^\]\s]+)\]([^\[\]\n]{1,200})\[/url\]", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.,:/=#-])(\d{2,7})(?![\w]|[.,]\d)")
+_NUMBER = re.compile(r"(?<![\w.,:/=-])(\d{2,7})(?![\w]|[.,]\d)")
 _TRAILING = ".,;:!?"
 
 _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
