@@ -22,17 +22,27 @@ serializes it. ``tests/unit/store/test_canonical.py`` proves both paths byte-ide
 on random values (floats, non-BMP keys and strings, every control character) and on every artifact of
 real case packages. ``VBA_FAST_PATHS=off`` switches the fast path off (:mod:`vba_assets.domain.speed`).
 
+**Plain data first.** Most values are plain JSON data already (dicts, lists, strings, safe
+integers), which the walk above would only copy. With the fast path on, :func:`_plain` first checks
+the value without copying it (no path, no call per scalar); if it holds nothing the walk would
+change or the C encoder would print otherwise, the encoder writes the value itself. Anything else
+(a model inside a value, an enum, an integral float, a wide key, a lone surrogate, an unsupported
+type) goes through the walk as before, so its bytes and its error (code and pointer) are unchanged
+(``tests/unit/store/test_canonical_plain.py``).
+
 **Known canonical bytes.** :func:`parse_canonical` proves stored bytes canonical by serializing
 what they parse to and comparing; it remembers the sha256 of bytes it has proven (bounded, per
 process), so the same content read again is only parsed. This memo predates issue 14 (the
 implementation its benchmarks compare with already had it), so ``VBA_FAST_PATHS=off`` keeps it.
+With the fast paths on, the bytes the store writes (:func:`stored_canonical_bytes`) join the memo
+as they are made, so the first read of a file this process wrote is only parsed too.
 """
 
 import hashlib
 import json
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import rfc8785
@@ -47,6 +57,12 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _FIRST_SURROGATE = "\ud800"
 #: Python prints a float of a smaller magnitude in exponent form (``1e-05``).
 _SMALLEST_PLAIN_FLOAT = 1e-4
+#: Every float of this magnitude or more is integral (and infinity is not below it).
+_ALL_INTEGRAL = 2.0**52
+#: The C encoder as :func:`canonical_bytes` uses it (one instance: encoding keeps no state).
+_PLAIN_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+)
 
 
 def canonical_bytes(obj: object) -> bytes:
@@ -56,7 +72,14 @@ def canonical_bytes(obj: object) -> bytes:
         StoreError: ``ARTIFACT_UNSERIALIZABLE`` naming the JSON pointer of the value that has no
             canonical JSON form.
     """
-    plain = [fast_paths_enabled()]  # cleared by the walk when the C encoder's output could differ
+    fast = fast_paths_enabled()
+    if fast:
+        if type(obj) is not dict and isinstance(obj, BaseModel):
+            obj = obj.model_dump(mode="json")  # what _convert does first with a model
+        data = _plain_bytes(obj)
+        if data is not None:
+            return data
+    plain = [fast]  # cleared by the walk when the C encoder's output could differ
     value = _convert(obj, None, plain)
     try:
         if plain[0]:
@@ -68,6 +91,67 @@ def canonical_bytes(obj: object) -> bytes:
     except (UnicodeEncodeError, rfc8785.CanonicalizationError):
         _find_lone_surrogate(value, None)  # raises ARTIFACT_UNSERIALIZABLE naming the pointer
         raise  # pragma: no cover - the search above always finds it
+
+
+def _plain_bytes(obj: object) -> bytes | None:
+    """``obj``'s canonical bytes from the C encoder without a converted copy, when :func:`_plain`
+    finds it plain JSON data that the encoder writes exactly as RFC 8785 does; None when the
+    converting walk must decide (it converts, or names the bad value)."""
+    try:
+        if not _plain((obj,)):
+            return None
+    except RecursionError:  # a cycle or a very deep value: the converting walk raises as before
+        return None
+    try:
+        return _PLAIN_ENCODER.encode(obj).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the converting walk names where it is
+        return None
+
+
+def _plain(items: Iterable[Any]) -> bool:
+    """Whether ``items`` hold nothing but exact ``dict`` (string keys below U+D800), ``list``,
+    ``tuple``, ``str``, ``bool``, ``None``, integers in the safe range and floats that Python
+    prints as RFC 8785 does (finite, non-integral, at least 1e-4 in magnitude): values that
+    :func:`_convert` would copy unchanged (a tuple as a list, which the encoder writes alike)
+    and keep on the C encoder's path. Only checks: no copy, no path, no call per scalar."""
+    for item in items:
+        kind = type(item)
+        if kind is str or item is None or kind is bool:
+            continue
+        if kind is int:
+            if -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            return False
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or not (key.isascii() or max(key) < _FIRST_SURROGATE):
+                    return False
+            if _plain(item.values()):
+                continue
+            return False
+        if kind is list or kind is tuple:
+            if _plain(item):
+                continue
+            return False
+        if kind is not float or item.is_integer():  # an integral float is printed as an int
+            return False
+        if not _SMALLEST_PLAIN_FLOAT <= abs(item) < _ALL_INTEGRAL:  # NaN is not either
+            return False
+    return True
+
+
+def stored_canonical_bytes(obj: object) -> bytes:
+    """:func:`canonical_bytes` of a value about to be stored; with the fast paths on, the bytes
+    join the memo of :func:`parse_canonical`, so reading them back only parses them.
+
+    Sound because canonical bytes parse back to a value whose canonical bytes they are (the
+    round trip ``tests/unit/store/test_canonical_plain.py`` proves on random values); bytes
+    edited on disk afterwards have another digest and are checked in full.
+    """
+    data = canonical_bytes(obj)
+    if fast_paths_enabled():
+        _remember_canonical(hashlib.sha256(data).digest())
+    return data
 
 
 def sha256_hex(data: bytes) -> str:

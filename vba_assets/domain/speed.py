@@ -2,18 +2,20 @@
 
 ``VBA_FAST_PATHS=off`` turns off every speed-up that has a plain path to compare with:
 
-* canonical JSON's C-encoder path (:mod:`vba_assets.domain.canonical`; its memo of bytes
-  already proven canonical predates issue 14 and stays on);
+* canonical JSON's C-encoder path, its check of plain data without a converted copy, and the
+  entry of the bytes the store writes into the memo of bytes proven canonical
+  (:mod:`vba_assets.domain.canonical`; that memo itself predates issue 14 and stays on);
 * the canonical text of each output schema, once per model class and dialect
   (:mod:`vba_assets.domain.llm.schemas`), and the per-request memos of the request hash and schema
   text (:mod:`vba_assets.domain.llm.contract`);
 * the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
   requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
   packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);
-* the store's remembered folders and batched folder fsyncs (:mod:`vba_assets.store`), its
-  batched file fsyncs under a lock (one ``syncfs`` for the files, one for their names,
-  :mod:`vba_assets.store.batch`) and unsynced lock-holder details (:mod:`vba_assets.store.lock`),
-  and the once-per-run completion of dispatch records (:mod:`vba_assets.pipeline.stages`);
+* the store's remembered folders and relpaths and batched folder fsyncs
+  (:mod:`vba_assets.store`), its batched file fsyncs under a lock (one ``syncfs`` for the files,
+  one for their names, :mod:`vba_assets.store.batch`) and unsynced lock-holder details
+  (:mod:`vba_assets.store.lock`), and the once-per-run completion of dispatch records
+  (:mod:`vba_assets.pipeline.stages`);
 * in the heuristic planner: the name index kept in the cache directory and read back lazily
   (``resources/llm/heuristic_index.py``, built from the CSVs instead), the structures derived
   from it once per process and kept beside it for later processes (inflection indexes) and the

@@ -46,7 +46,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.canonical import canonical_bytes, parse_canonical, sha256_hex
+from vba_assets.domain.canonical import (
+    canonical_bytes,
+    parse_canonical,
+    sha256_hex,
+    stored_canonical_bytes,
+)
 from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir, fsync_dir, write_all
@@ -219,7 +224,7 @@ def append_event(
         }
         if log.chained:
             record["chain"] = chain_value(log.last_line, record)
-        line = canonical_bytes(record)
+        line = stored_canonical_bytes(record)
         write_all(fd, line + b"\n")
         os.fsync(fd)
     finally:

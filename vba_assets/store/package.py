@@ -12,6 +12,7 @@ and its Dagster ``DataVersion``. Nothing here imports Dagster.
 """
 
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from vba_assets.domain.canonical import canonical_bytes, parse_canonical, sha256_hex
+from vba_assets.domain.canonical import parse_canonical, sha256_hex, stored_canonical_bytes
 from vba_assets.domain.case.ids import (
     CASE_ID_PATTERN,
     format_revision,
@@ -97,6 +98,9 @@ class CasePackage:
         self._batch = PublicationBatch()
         #: Folders already resolved inside the package: relpath -> absolute path.
         self._inside: dict[str, Path] = {}
+        #: Valid relpaths in such a folder: relpath -> absolute path (its last part is checked
+        #: for a symlink at each use, as before).
+        self._paths: dict[str, Path] = {}
 
     def __repr__(self) -> str:
         return f"CasePackage(case_id={self.case_id!r}, root={str(self.root)!r})"
@@ -107,7 +111,8 @@ class CasePackage:
         """The absolute path of ``relpath`` (validated; symlink escapes refused).
 
         A folder once resolved inside the package is remembered, so a later path in it costs one
-        ``lstat`` of its last part instead of resolving every part again (``VBA_FAST_PATHS=off``
+        ``lstat`` of its last part instead of resolving every part again, and so is each valid
+        relpath in it, which is then neither validated nor joined again (``VBA_FAST_PATHS=off``
         resolves every path in full). Publications queued by this package are linked first
         (:mod:`vba_assets.store.batch`): the caller may look at the file system itself.
         """
@@ -117,12 +122,16 @@ class CasePackage:
     def _resolve(self, relpath: str) -> Path:
         if not fast_paths_enabled():
             return confine(self.root, relpath)
+        full = self._paths.get(relpath) if type(relpath) is str else None
+        if full is not None and not os.path.islink(full):
+            return full  # validated before, in a folder known to resolve inside the package
         validate_relpath(relpath)
         folder, _, name = relpath.rpartition("/")
         known = self._inside.get(folder)
         if known is not None:
             full = known / name
             if not os.path.islink(full):  # a symlinked last part is resolved in full below
+                self._paths[relpath] = full
                 return full
         full = confine(self.root, relpath)
         parent = full.parent
@@ -131,7 +140,21 @@ class CasePackage:
         return full
 
     def exists(self, relpath: str) -> bool:
-        """Whether an artifact file exists at ``relpath`` (or is queued to)."""
+        """Whether an artifact file exists at ``relpath`` (or is queued to).
+
+        For a remembered relpath (see :meth:`path`) one ``lstat`` both rules out a symlink and
+        answers; a symlink, or any error but a missing file, takes the full path.
+        """
+        full = self._paths.get(relpath) if type(relpath) is str else None
+        if full is not None and fast_paths_enabled():
+            try:
+                mode: int | None = os.lstat(full).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                mode = None
+            except OSError:
+                mode = stat.S_IFLNK  # let the full path decide, as before
+            if mode is None or not stat.S_ISLNK(mode):
+                return stat.S_ISREG(mode or 0) or self._batch.queued(full) is not None
         target = self._resolve(relpath)
         return self._batch.queued(target) is not None or target.is_file()
 
@@ -165,12 +188,12 @@ class CasePackage:
 
     def write_json(self, relpath: str, obj: object) -> ArtifactRef:
         """Publish the canonical JSON of ``obj`` (models are dumped with ``mode="json"``)."""
-        return self.write_bytes(relpath, canonical_bytes(obj))
+        return self.write_bytes(relpath, stored_canonical_bytes(obj))
 
     def write_object(self, reldir: str, obj: object) -> ArtifactRef:
         """Publish ``obj`` content-addressed as ``reldir/<sha256 of its canonical JSON>.json``."""
         validate_relpath(reldir)
-        data = canonical_bytes(obj)
+        data = stored_canonical_bytes(obj)
         return self.write_bytes(f"{reldir}/{sha256_hex(data)}.json", data)
 
     # -- reads ---------------------------------------------------------------------------------
