@@ -35,6 +35,10 @@ Steps, all deterministic:
    ``other_context``; when no term is the affected subject, the first ``other_context`` term
    becomes it (the report is usually about the first name it mentions that is not a giver).
 
+A searched term is always literal text of its mentions, chosen so that any contains search finds
+it: a typographic apostrophe is left out (:func:`literal_term`) and a lower-case non-ASCII first
+letter is dropped when that reaches the same entities (:func:`case_safe`).
+
 What it cannot do: it has no notion of meaning. It cannot tell a creature from an item or quest
 that shares its words unless capitalization separates them, cannot resolve pronouns, and its cues
 are phrase lists (see :mod:`.roles`). A report whose entity is only described ("the big boar near
@@ -43,6 +47,7 @@ the farm") yields no search.
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
@@ -243,6 +248,32 @@ def literal_term(text: str) -> str:
     return best if sum(c.isalnum() for c in best) >= MIN_APOSTROPHE_FREE else text
 
 
+#: Most entities whose names a term may newly reach when its first letter is dropped.
+MAX_CASE_SAFE_ENTITIES = 8
+
+
+def case_safe(term: Term, index: NameIndex) -> Term:
+    """A term written in lower case from a non-ASCII letter ("лоскутика" for "Лоскутик") is
+    searched from its second letter ("оскутик"): a backend whose contains search folds only
+    ASCII case (SQLite's ``LIKE``, ARCHITECTURE 14) would miss the capitalized catalog name, and
+    the plan may only search what the report writes. Kept only when the shorter part still has
+    :data:`MIN_APOSTROPHE_FREE` letters and the names containing it belong to the same entities
+    as those containing the whole term; every other term is returned unchanged."""
+    text = term.search_text
+    if term.reference is not None or term.narrow is not None or len(text) < 2:
+        return term
+    first, part = text[0], text[1:]
+    if first.isascii() or not first.islower() or not part[0].isalnum():
+        return term
+    if sum(char.isalnum() for char in part) < MIN_APOSTROPHE_FREE:
+        return term
+    whole = index.containing(text, MAX_CASE_SAFE_ENTITIES)
+    found = index.containing(part, MAX_CASE_SAFE_ENTITIES)
+    if not whole or len(found) > MAX_CASE_SAFE_ENTITIES or set(found) != set(whole):
+        return term
+    return replace(term, narrow=part)
+
+
 def _nameworthy(term: Term) -> bool:
     """Whether a term left over ``max_searches`` is a name worth listing as an unknown."""
     return term.reference is not None or term.exact_class < 2 or term.misspelling is not None
@@ -352,7 +383,7 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
             *linked,
         ]
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
-        terms = [sharpened(t, sources, index) for t in terms]
+        terms = [case_safe(sharpened(t, sources, index), index) for t in terms]
         terms += misspellings(grouped, terms, index, facts)
         readers = RoleReader(sources, index, gazetteer)
     searches, unsearched = select_searches(
