@@ -11,6 +11,9 @@
 * the per-process caches of packaged prompt files, rendered system prompts and rebuilt stage
   requests (:mod:`vba_assets.domain.prompting`, :mod:`vba_assets.pipeline.requests`), and the
   packaged demo DB's fingerprint (:mod:`vba_assets.worlddata.build`);
+* for context manifests: a built request's items laid out from the pieces its builder rendered
+  (:mod:`vba_assets.domain.prompting.requests`) and only the dispatch records of earlier attempts
+  read for the correction rounds (:mod:`vba_assets.pipeline.recorder`);
 * the store's remembered folders and relpaths and batched folder fsyncs
   (:mod:`vba_assets.store`), its batched file fsyncs under a lock (one ``syncfs`` for the files,
   one for their names, :mod:`vba_assets.store.batch`) and unsynced lock-holder details

@@ -17,6 +17,7 @@ from vba_assets.domain.clock import format_timestamp
 from vba_assets.domain.llm.contract import DispatchRecord, DispatchTiming
 from vba_assets.domain.prompting.items import ContextItem, correction_items
 from vba_assets.domain.prompting.manifest import ContextManifest, manifest_for_record
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
 from vba_assets.store import ArtifactRef, CasePackage
@@ -134,7 +135,7 @@ class PackageRecorder:
         rounds of the stage's earlier rejected attempts, source hashes read from the package."""
         rejected = [
             r
-            for r in self.history(record.stage)
+            for r in self._earlier(record)
             if r.outcome == "rejected" and r.attempt < record.attempt
         ]
         rounds = correction_items(
@@ -152,16 +153,31 @@ class PackageRecorder:
             return None
         return self.package.artifact_ref(artifact).sha256 if exists else None
 
+    def _earlier(self, record: DispatchRecord) -> Sequence[DispatchRecord]:
+        """The records of ``record``'s stage that may come before it: all of them, or on the fast
+        path only those whose file name has a smaller attempt number (each record is written as
+        ``<stage>-<attempt>.json``), so a first attempt reads none."""
+        if not fast_paths_enabled():
+            return self.history(record.stage)
+        return [r for r in self._read(before=record.attempt) if r.stage == record.stage]
+
     def history(self, stage: str) -> Sequence[DispatchRecord]:
         """Every record of this recorder's stage, in attempt order (``stage`` must be it)."""
         return [r for r in self.records() if r.stage == stage]
 
     def records(self) -> list[DispatchRecord]:
         """Every record of the stage, in attempt order."""
+        return self._read()
+
+    def _read(self, before: int | None = None) -> list[DispatchRecord]:
+        """The stage's records in attempt order; with ``before``, only the files whose name
+        carries a smaller attempt number are read."""
         records = []
         for relpath in self.package.list_dir(self.layout.dispatches_dir(self.stage)):
             match = _RECORD_NAME.match(relpath.rsplit("/", 1)[-1])
-            if match and match["stage"] == self.stage.value:
+            if not match or match["stage"] != self.stage.value:
+                continue
+            if before is None or int(match["attempt"]) < before:
                 records.append(DispatchRecord.model_validate(self.package.read_json(relpath)))
         return sorted(records, key=lambda r: r.attempt)
 

@@ -8,7 +8,9 @@ request holds cannot drift from the request's text. Here:
   :func:`output_model`, :func:`with_protocol`);
 * the system text: the versioned instructions and the few-shot examples, each rendered exactly like
   a real request of its stage (:func:`example_stage`), cached per locked prompt files;
-* :func:`request_layout`: the system text and first message, with the labelled items in them.
+* :func:`request_layout`: the system text and first message, with the labelled items in them;
+  in two steps, :func:`render_context` (the pieces, what a builder sends) and :func:`layout_of`
+  (the schema block and the items), so a built request's items need not render it again.
 
 Separate from :mod:`.requests` (which exports the public names of this module) so the builders
 read in a few lines and the layout rules read on their own.
@@ -232,6 +234,27 @@ class RequestLayout(NamedTuple):
     items: list[ContextItem]
 
 
+class RenderedContext(NamedTuple):
+    """A stage context rendered under one prompt set and protocol: the pieces of the system text
+    and of the user content, before any schema block (what :func:`layout_of` completes)."""
+
+    context: BaseModel
+    prompts: PromptSet
+    protocol_version: ProtocolVersion
+    base_system: Pieces
+    user: Pieces
+
+
+def render_context(
+    context: BaseModel, prompts: PromptSet, protocol_version: ProtocolVersion
+) -> RenderedContext:
+    """The system and user pieces of ``context``'s request (the builder sends their text)."""
+    spec = protocol(protocol_version)
+    base_system = _system_pieces(prompts, _prompt_of(context), spec)
+    user = stage_of(context).pieces(context, spec.static_first)
+    return RenderedContext(context, prompts, protocol_version, base_system, user)
+
+
 def request_layout(
     context: BaseModel,
     prompts: PromptSet,
@@ -239,11 +262,16 @@ def request_layout(
     schema_json: str,
     dialect: SchemaDialect | None,
 ) -> RequestLayout:
-    spec = protocol(protocol_version)
-    prompt = _prompt_of(context)
+    return layout_of(render_context(context, prompts, protocol_version), schema_json, dialect)
+
+
+def layout_of(
+    rendered: RenderedContext, schema_json: str, dialect: SchemaDialect | None
+) -> RequestLayout:
+    """:func:`request_layout` of a context already rendered."""
+    context, base_system, user = rendered.context, rendered.base_system, rendered.user
+    spec = protocol(rendered.protocol_version)
     stage = stage_of(context)
-    base_system = _system_pieces(prompts, prompt, spec)
-    user = stage.pieces(context, spec.static_first)
     schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
     heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)
     schema_pieces = [

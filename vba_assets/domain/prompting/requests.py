@@ -31,6 +31,9 @@ Three modules; other code imports from this one:
 * **Validators** are in :mod:`.validators`: :func:`plan_validator`, :func:`assessment_validator`.
 """
 
+import threading
+from collections import OrderedDict
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vba_assets.domain.llm.contract import ModelRequest, build_request
@@ -44,14 +47,18 @@ from vba_assets.domain.prompting.layout import (
     SCHEMA_HEADING_SOURCE,
     STAGE_CONTEXT_SOURCE,
     ExampleStage,
+    RenderedContext,
     RequestLayout,
     example_stage,
     interpretation_prompt_name,
+    layout_of,
     output_model,
+    render_context,
     request_layout,
     stage_of,
     with_protocol,
 )
+from vba_assets.domain.prompting.pieces import text_of
 from vba_assets.domain.prompting.prompts import PromptSet
 from vba_assets.domain.prompting.stage_context import (
     AssessmentStageContext,
@@ -60,6 +67,7 @@ from vba_assets.domain.prompting.stage_context import (
 )
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
 from vba_assets.domain.protocol import ProtocolVersion, protocol
+from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, ModelError
 
 #: Re-exported: callers import these from here (defined in .layout and .validators).
@@ -104,13 +112,18 @@ def _request(
     context = with_protocol(context, protocol_version)
     output = stage_of(context)
     model = output_model(context, protocol(protocol_version))
-    schema_json = provider_schema_text(model, dialect=params.dialect)
-    layout = request_layout(context, prompts, protocol_version, schema_json, params.dialect)
-    return build_request(
+    rendered = render_context(context, prompts, protocol_version) if fast_paths_enabled() else None
+    if rendered is not None:  # the same two texts, their items listed only when asked for
+        base_system, user = text_of(rendered.base_system), text_of(rendered.user)
+    else:
+        schema_json = provider_schema_text(model, dialect=params.dialect)
+        layout = request_layout(context, prompts, protocol_version, schema_json, params.dialect)
+        base_system, user = layout.base_system, layout.user
+    request = build_request(
         output.stage,
         protocol_version,
-        layout.base_system,
-        layout.user,
+        base_system,
+        user,
         model,
         model=params.model,
         max_tokens=params.max_tokens,
@@ -118,6 +131,44 @@ def _request(
         stage_context=context.model_dump(mode="json"),
         dialect=params.dialect,
     )
+    if rendered is not None:
+        _remember_rendered(request, rendered)
+    return request
+
+
+#: The rendered context of each request built recently (fast path), by the request's id; the
+#: entry holds the request, so the id is not reused while it is remembered.
+_RENDERED: "OrderedDict[int, tuple[ModelRequest, RenderedContext]]" = OrderedDict()
+_RENDERED_LIMIT = 64
+_RENDERED_LOCK = threading.Lock()
+
+
+def _remember_rendered(request: ModelRequest, rendered: RenderedContext) -> None:
+    with _RENDERED_LOCK:
+        _RENDERED[id(request)] = (request, rendered)
+        _RENDERED.move_to_end(id(request))
+        while len(_RENDERED) > _RENDERED_LIMIT:
+            _RENDERED.popitem(last=False)
+
+
+def _rendered_for(
+    request: ModelRequest, context: BaseModel, prompts: PromptSet
+) -> RenderedContext | None:
+    """What :func:`_request` rendered for this very ``request``, when it rendered ``context``
+    (equal to the one read back from the request) with ``prompts`` under its protocol: the pieces
+    :func:`request_layout` would render again. None otherwise (and when ``VBA_FAST_PATHS=off``)."""
+    if not fast_paths_enabled():
+        return None
+    entry = _RENDERED.get(id(request))
+    if entry is None or entry[0] is not request:
+        return None
+    rendered = entry[1]
+    same = (
+        rendered.context == context
+        and rendered.protocol_version == request.protocol_version
+        and (rendered.prompts is prompts or rendered.prompts == prompts)
+    )
+    return rendered if same else None
 
 
 def build_plan_request(
@@ -194,7 +245,11 @@ def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[Context
     except ValidationError:
         raise _not_built_here(request, "its stage_context is not a valid stage context") from None
     schema_json, dialect = request.output_schema_text(), request.schema_dialect
-    layout = request_layout(context, prompts, request.protocol_version, schema_json, dialect)
+    rendered = _rendered_for(request, context, prompts)
+    if rendered is not None:  # as built: the same pieces, not rendered again
+        layout = layout_of(rendered, schema_json, dialect)
+    else:
+        layout = request_layout(context, prompts, request.protocol_version, schema_json, dialect)
     if (request.system, request.messages[0].content) != (layout.system, layout.message):
         raise _not_built_here(
             request,
