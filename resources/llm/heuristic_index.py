@@ -8,9 +8,10 @@ per process (about 3-4 s, about 100 MB), or reads it back from the cache directo
 earlier process kept it (about 0.5 s: the JSON parser builds the index's mappings, and names
 become tuples only when looked up, see
 :mod:`~vba_assets.domain.heuristics.name_index_document`). Structures derived from the index
-(the inflection indexes) are kept there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and the index
-format, so the label the heuristic puts in every reply (``names-1-<sha12>``) names exactly these
-contents.
+(the inflection indexes, the keys laid out for the contains and misspelling scans) are kept
+there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and
+the index format, so the label the heuristic puts in every reply (``names-1-<sha12>``) names
+exactly these contents.
 The world database is never opened for it.
 """
 
@@ -191,12 +192,20 @@ def _read_kept(path: Path) -> Any | None:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off for a block: it would scan the parse's young lists over
-    and over while they are built (about half of the read time), though none can be garbage."""
+    and over while they are built (about half of the read time), though none can be garbage.
+
+    What the block read lives as long as the process, so it is then frozen (``gc.freeze``: every
+    object tracked so far moves to the permanent generation): else each later collection of the
+    old generation scans its hundreds of thousands of lists again (about 0.15 s each, a few per
+    ``vba eval``), and the first young collections move them up one generation at a time. Only
+    with the fast paths on (they alone read kept files)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if fast_paths_enabled():
+            gc.freeze()
         if enabled:
             gc.enable()
 

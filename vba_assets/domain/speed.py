@@ -20,10 +20,13 @@
   (:mod:`vba_assets.store.lock`), and the once-per-run completion of dispatch records
   (:mod:`vba_assets.pipeline.stages`);
 * in the heuristic planner: the name index kept in the cache directory and read back lazily
-  (``resources/llm/heuristic_index.py``, built from the CSVs instead), the structures derived
-  from it once per process and kept beside it for later processes (inflection indexes) and the
-  shortlist of names a misspelling is scored against
-  (:mod:`vba_assets.domain.heuristics.name_index`).
+  (``resources/llm/heuristic_index.py``, built from the CSVs instead) and what it read frozen
+  out of the garbage collector's scans (``gc.freeze``), the structures derived from it once per
+  process and kept beside it for later processes (inflection indexes, whose stems read back as
+  one JSON object; the keys laid out in blobs by script for the contains scan and by shape for
+  the shortlist of names a misspelling is scored against,
+  :mod:`vba_assets.domain.heuristics.name_scan`), and the catalog kinds of a contains match
+  found with the fewest names normalized (:mod:`vba_assets.domain.heuristics.gazetteer`).
 
 Every artifact is byte-identical either way (the benchmarks and tests check it); only the time
 differs. The embedded world DB's trigram index

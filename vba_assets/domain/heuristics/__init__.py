@@ -30,6 +30,7 @@ __all__ = [
     "misspellings",
     "name_index",
     "name_index_document",
+    "name_scan",
     "planning",
     "references",
     "role_reader",

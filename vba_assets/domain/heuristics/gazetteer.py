@@ -39,6 +39,7 @@ from vba_assets.domain.heuristics.spans import (
     plain_gap,
 )
 from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.speed import fast_paths_enabled
 
 MAX_NAME_WORDS = 6
 
@@ -61,6 +62,8 @@ class CatalogName:
 
 #: The entity type the name index describes.
 INDEX_ENTITY_TYPE = "creature"
+#: The catalog kinds a name of the index maps to (primary, localized).
+_KINDS = ("name", "localized_name")
 
 
 @dataclass
@@ -110,17 +113,34 @@ class Gazetteer:
         if not identities:
             return []
         needle = normalize_for_match(text)
-        kinds = {
-            "name" if e.primary else "localized_name"
-            for identity in identities
-            for e in self.index.names_of(identity)
-            if needle in normalize_for_match(e.name)
-        }
+        if fast_paths_enabled():
+            kinds = self._kinds_containing(identities, needle)
+        else:
+            kinds = {
+                "name" if e.primary else "localized_name"
+                for identity in identities
+                for e in self.index.names_of(identity)
+                if needle in normalize_for_match(e.name)
+            }
         return [
             c.name
             for c in self.catalogs
             if c.kind in kinds and c.entity_type.casefold() == INDEX_ENTITY_TYPE
         ]
+
+    def _kinds_containing(self, identities: Sequence[int], needle: str) -> set[str]:
+        """The kinds (``name``, ``localized_name``) of the names of ``identities`` that contain
+        ``needle``: a name of a kind already found is not normalized, and the search ends once
+        both are found (the set :meth:`containing_catalogs` builds with the fast paths off)."""
+        kinds: set[str] = set()
+        for identity in identities:
+            for entry in self.index.names_of(identity):
+                kind = "name" if entry.primary else "localized_name"
+                if kind not in kinds and needle in normalize_for_match(entry.name):
+                    kinds.add(kind)
+                    if len(kinds) == len(_KINDS):
+                        return kinds
+        return kinds
 
     def containing_entities(self, text: str, limit: int) -> int:
         """How many distinct entities have a name containing ``text`` (stops past ``limit``)."""

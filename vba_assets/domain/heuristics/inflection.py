@@ -27,7 +27,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,8 +130,9 @@ def _match(
 class InflectionIndex:
     """The seen catalog names of one language, ready for :func:`inflected_spans`."""
 
-    #: ``stems of a name -> the seen (name, catalog) pairs with those stems``.
-    stems: dict[tuple[str, ...], list[tuple[str, str]]]
+    #: ``stems of a name -> the seen (name, catalog) pairs with those stems`` (a dict when built,
+    #: a :class:`StemTable` when read back from a kept document).
+    stems: Mapping[tuple[str, ...], Sequence[tuple[str, str]]]
     #: Every seen name, normalized: a mention written exactly so is not an inflection.
     exact: frozenset[str]
 
@@ -152,9 +153,12 @@ def inflection_index(
     return InflectionIndex(stems, normalized)
 
 
-#: Bump when :func:`inflection_index` or the stemming changes in a way :func:`rules_version`
-#: cannot see (it hashes the endings and limits, not the code).
-INFLECTION_FORMAT = 1
+#: Bump when :func:`inflection_index`, the stemming or the document's layout changes in a way
+#: :func:`rules_version` cannot see (it hashes the endings and limits, not the code). Format 2:
+#: the stems are one JSON object keyed by the joined stems (format 1 had a list of pairs).
+INFLECTION_FORMAT = 2
+#: What joins a name's stems into one key of the document (no stem holds a space: ``_WORD``).
+_STEM_JOIN = " "
 
 
 @functools.cache
@@ -171,28 +175,65 @@ def rules_version() -> str:
 
 
 def inflection_document(index: InflectionIndex) -> dict[str, Any]:
-    """``index`` as JSON data for :func:`inflection_from_document` (stems in index order; each
-    with its (name, catalog) pairs flattened)."""
+    """``index`` as JSON data for :func:`inflection_from_document`: the stems as one object (in
+    index order) from the space-joined stems of a name to its (name, catalog) pairs, flattened,
+    so the JSON parser builds the whole mapping and reading needs no Python loop over it."""
     return {
         "rules": rules_version(),
-        "stems": [
-            [list(key), [part for pair in pairs for part in pair]]
+        "stems": {
+            _STEM_JOIN.join(key): [part for pair in pairs for part in pair]
             for key, pairs in index.stems.items()
-        ],
+        },
         "exact": sorted(index.exact),
     }
 
 
 def inflection_from_document(document: Any) -> InflectionIndex:
-    """The index :func:`inflection_document` wrote (``ValueError`` for one of other rules)."""
+    """The index :func:`inflection_document` wrote (``ValueError`` for one of other rules or
+    shape); its stems become pairs when first looked up (:class:`StemTable`)."""
     if document.get("rules") != rules_version():
         raise ValueError("an inflection index of other rules")
-    stems: dict[tuple[str, ...], list[tuple[str, str]]] = {}
-    for key, flat in document["stems"]:
-        if len(flat) % 2 or not flat:
-            raise ValueError("an inflection index's names are (name, catalog) pairs")
-        stems[tuple(key)] = list(zip(flat[0::2], flat[1::2]))  # noqa: B905 - length checked
-    return InflectionIndex(stems, frozenset(document["exact"]))
+    rows = document["stems"]
+    if not isinstance(rows, dict) or any(len(flat) % 2 or not flat for flat in rows.values()):
+        raise ValueError("an inflection index's names are (name, catalog) pairs")
+    return InflectionIndex(StemTable(rows), frozenset(document["exact"]))
+
+
+class StemTable(Mapping[tuple[str, ...], Sequence[tuple[str, str]]]):
+    """The stems of a read-back :class:`InflectionIndex`: the document's object of flat rows by
+    joined stems, whose rows become (name, catalog) pairs on first access (then kept)."""
+
+    __slots__ = ("_built", "_rows")
+
+    def __init__(self, rows: dict[str, list[str]]) -> None:
+        self._rows = rows
+        self._built: dict[str, list[tuple[str, str]]] = {}
+
+    def get(self, key: tuple[str, ...], default: Any = None) -> Any:
+        """The pairs of ``key`` (a tuple of stems), or ``default`` (one join, no exception)."""
+        joined = _STEM_JOIN.join(key)
+        found = self._built.get(joined)
+        if found is None:
+            flat = self._rows.get(joined)
+            if flat is None:
+                return default
+            found = self._built[joined] = list(zip(flat[0::2], flat[1::2]))  # noqa: B905
+        return found
+
+    def __getitem__(self, key: tuple[str, ...]) -> Sequence[tuple[str, str]]:
+        found: Sequence[tuple[str, str]] | None = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and self.get(key) is not None
+
+    def __iter__(self) -> Iterator[tuple[str, ...]]:
+        return (tuple(joined.split(_STEM_JOIN)) for joined in self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 def inflected_spans(

@@ -34,6 +34,13 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from rapidfuzz import fuzz, process
 
 from vba_assets.domain.catalog.names import normalize_for_match, tokenize
+from vba_assets.domain.heuristics.name_scan import (
+    SCAN_LAYOUT_VERSION,
+    ScanLayout,
+    build_scan_layout,
+    scan_layout_document,
+    scan_layout_from_document,
+)
 from vba_assets.domain.speed import fast_paths_enabled
 
 #: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
@@ -65,6 +72,12 @@ class Keeping(Generic[T]):
     name: str
     encode: Callable[[T], Any]
     decode: Callable[[Any], T]
+
+
+#: How :meth:`NameIndex._layout` is kept (it depends on the index alone).
+_SCAN: Keeping[ScanLayout] = Keeping(
+    f"scan-layout-{SCAN_LAYOUT_VERSION}", scan_layout_document, scan_layout_from_document
+)
 
 
 class IndexedName(NamedTuple):
@@ -100,8 +113,6 @@ class NameIndex:
     _languages: dict[str, tuple[tuple[str, IndexedName], ...]] = field(
         default_factory=dict, repr=False
     )
-    #: Names by (length, count of ASCII characters): what :meth:`closest` may skip.
-    _shapes: dict[tuple[int, int], list[str]] = field(default_factory=dict, repr=False)
     #: Structures other modules derive from this index, by their key (see :meth:`derived`).
     _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     #: Where :meth:`derived` keeps structures for later processes (None: only in memory).
@@ -177,6 +188,8 @@ class NameIndex:
     def _scan(self, needle: str, limit: int) -> tuple[int, ...]:
         if not needle or "\n" in needle:
             return ()
+        if fast_paths_enabled():
+            return self._identities(self._layout().matching_keys(needle), limit)
         if not self._blob:
             keys = self.keys()
             self._blob = "\n".join(keys)
@@ -200,6 +213,20 @@ class NameIndex:
             position = blob.find(needle, offsets[following])
         return tuple(found)
 
+    def _identities(self, keys: Iterable[str], limit: int) -> tuple[int, ...]:
+        """The identities of ``keys`` in order, stopping past ``limit`` (as :meth:`_scan`)."""
+        found: dict[int, None] = {}
+        for key in keys:
+            for entry in self.by_name[key]:
+                found[entry.identity] = None
+            if len(found) > limit:
+                break
+        return tuple(found)
+
+    def _layout(self) -> ScanLayout:
+        """The keys laid out for the fast scans, kept in the store (:mod:`.name_scan`)."""
+        return self.derived(("scan-layout",), lambda: build_scan_layout(self.keys()), _SCAN)
+
     def containing_count(self, text: str, limit: int = 50) -> int:
         """How many identities have a name containing ``text`` (stops past ``limit``)."""
         return len(self.containing(text, limit))
@@ -209,13 +236,13 @@ class NameIndex:
         ``cutoff``), best first; ties by name.
 
         With the fast paths on, only names whose length (and, for an ASCII ``text``, count of
-        ASCII characters) allows the cutoff are scored (:func:`_could_reach`): the same result,
-        as a property test shows against scoring every name."""
+        ASCII characters) allows the cutoff are scored (:meth:`.ScanLayout.shortlist`): the
+        same result, as a property test shows against scoring every name."""
         query = normalize_for_match(text)
         if query and fast_paths_enabled():
             found = process.extract(
                 query,
-                self._shortlist(query, cutoff),
+                self._layout().shortlist(query, cutoff),
                 scorer=fuzz.ratio,
                 score_cutoff=cutoff,
                 limit=None,
@@ -227,33 +254,9 @@ class NameIndex:
         ranked = sorted(((name, float(score)) for name, score, _ in found), key=_by_score)
         return ranked[:limit]
 
-    def _shortlist(self, query: str, cutoff: float) -> list[str]:
-        """The names whose shape lets them reach ``cutoff`` against ``query``."""
-        if not self._shapes:
-            shapes: dict[tuple[int, int], list[str]] = {}
-            for key in self.keys():
-                ascii_count = len(key.encode("ascii", "ignore"))
-                shapes.setdefault((len(key), ascii_count), []).append(key)
-            self._shapes = shapes
-        ascii_query = query.isascii()
-        found: list[str] = []
-        for (length, ascii_count), keys in self._shapes.items():
-            common = min(len(query), ascii_count if ascii_query else length)
-            if _could_reach(common, len(query) + length, cutoff):
-                found.extend(keys)
-        return found
-
 
 def _by_score(item: tuple[str, float]) -> tuple[float, str]:
     return (-item[1], item[0])
-
-
-def _could_reach(common: int, total: int, cutoff: float) -> bool:
-    """Whether two strings of ``total`` characters together, at most ``common`` of which can be
-    matched, can reach an Indel ratio of ``cutoff`` (ratio = 100 * 2 * LCS / total; an ASCII
-    query's LCS with a name is at most the name's ASCII characters). A hair of slack keeps a
-    borderline name in: it is scored, never wrongly skipped."""
-    return 200.0 * common / total + 1e-9 >= cutoff
 
 
 def index_sha256(sources: Mapping[str, str]) -> str:
