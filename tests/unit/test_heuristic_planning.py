@@ -623,6 +623,19 @@ def test_a_lower_case_cyrillic_name_is_searched_from_its_second_letter(
     assert names.containing("оскутик") == names.containing("лоскутик")
 
 
+def test_a_russian_name_whose_own_form_ends_like_an_ending_is_found_inflected(
+    reports: Reports, names: NameIndex
+) -> None:
+    # real report (VirginTeam): the dative "Тенелову Гетри" of Тенелов Гетри; the stemmer keeps
+    # the name under "тенел" ("-ов" reads as an ending) and the dative under "тенелов"
+    body = "По квестовой цепочке отправили к Тенелову Гетри. Ему нельзя сдать квест."
+    case = reports.text(f"GEN-{_digest(body)}", "Добраться до Гетри", body)
+    searches = by_term(plan_for(case, names))
+    search = searches["Тенелов"]
+    assert search.catalog == "creature_localized_name"
+    assert [m.quote for m in search.mentions] == ["Тенелов"]
+
+
 def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
     reports: Reports, names: NameIndex
 ) -> None:

@@ -14,6 +14,10 @@ the longest common prefix of the report's words and the catalog name:
   "Wilde", a literal part of "Wilder Wolpertinger"), which a contains search finds; it can never
   be selected (no name equals it), but it is searched and its candidates are captured.
 
+A name whose own form ends like an ending ("Тенелов", kept under "тенел") is still found when
+the report inflects it ("Тенелову" stems to "тенелов"): when a run's stems match no name, its words
+are tried stemmed once more (:func:`_deeper_keys`).
+
 The span keeps the end of the whole run (``extent_end``) so its role cues read the words after
 the name, and spans inside the run give way to it. The gazetteer searches such words by their
 stem (:func:`stem_form`), a superset of every inflected form.
@@ -25,6 +29,7 @@ matched.
 
 import functools
 import hashlib
+import itertools
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -90,6 +95,17 @@ def stem_form(word: str, language: str) -> str:
 
 def _key(text: str, language: str) -> tuple[str, ...]:
     return tuple(stem(word, language) for word in _WORD.findall(text))
+
+
+def _deeper_keys(text: str, language: str) -> Iterator[tuple[str, ...]]:
+    """The keys of ``text`` with some words stemmed once more, for a name whose own form ends
+    like an ending: the dative "Тенелову" stems to "тенелов", while the name "Тенелов" is kept
+    under "тенел" (its "-ов" reads as an ending). Only words whose stem has an ending left vary
+    (at most 2**MAX_WORDS keys, in practice one or two)."""
+    words = [stem(word, language) for word in _WORD.findall(text)]
+    options = [(w,) if (deeper := stem(w, language)) == w else (w, deeper) for w in words]
+    for combination in itertools.islice(itertools.product(*options), 1, None):
+        yield tuple(combination)
 
 
 def _prefix(written: str, name: str) -> int:
@@ -259,6 +275,11 @@ def inflected_spans(
                     continue
                 written = source.text[window[0].start : window[-1].end]
                 matched = index.stems.get(_key(written, language))
+                if not matched:
+                    matched = next(
+                        (m for k in _deeper_keys(written, language) if (m := index.stems.get(k))),
+                        None,
+                    )
                 if not matched or normalize_for_match(written) in index.exact:
                     continue
                 length, catalogs = _match(written, matched, len(window), language)
