@@ -614,9 +614,12 @@ def test_a_lower_case_cyrillic_name_is_searched_from_its_second_letter(
 ) -> None:
     # real report (mangosR2): "лоскутика" for Лоскутик; a contains search that folds only ASCII
     # case (SQLite LIKE) would miss the capital Л, so the term starts after it
-    body = "Всё время эвейдится на лоскутика, когда хант юзает фд."
-    case = reports.text(f"GEN-{_digest(body)}", "Эвейд в Наксрамасе", body)
-    searches = by_term(plan_for(case, names))
+    searches = plan_text(
+        reports,
+        names,
+        "Эвейд в Наксрамасе",
+        "Всё время эвейдится на лоскутика, когда хант юзает фд.",
+    )
     search = searches["оскутик"]
     assert [m.quote for m in search.mentions] == ["лоскутик"]  # the inflected word's stem
     assert "лоскутик" not in searches
@@ -629,9 +632,7 @@ def test_a_russian_name_whose_own_form_ends_like_an_ending_is_found_inflected(
     # real report (VirginTeam): the dative "Тенелову Гетри" of Тенелов Гетри; the stemmer keeps
     # the name under "тенел" ("-ов" reads as an ending) and the dative under "тенелов"
     body = "По квестовой цепочке отправили к Тенелову Гетри. Ему нельзя сдать квест."
-    case = reports.text(f"GEN-{_digest(body)}", "Добраться до Гетри", body)
-    searches = by_term(plan_for(case, names))
-    search = searches["Тенелов"]
+    search = plan_text(reports, names, "Добраться до Гетри", body)["Тенелов"]
     assert search.catalog == "creature_localized_name"
     assert [m.quote for m in search.mentions] == ["Тенелов"]
 
