@@ -637,6 +637,27 @@ def test_a_russian_name_whose_own_form_ends_like_an_ending_is_found_inflected(
     assert [m.quote for m in search.mentions] == ["Тенелов"]
 
 
+def test_the_reporter_named_after_reported_by_is_not_a_creature(
+    reports: Reports, names: NameIndex
+) -> None:
+    # real template (Looking4Group, issues imported from Bitbucket); Mikhail is also a creature
+    body = (
+        "Originally reported by: **Mikhail (Bitbucket: [Monza21](https://bitbucket.org/Monza21), "
+        "GitHub: Unknown)**\n\n---\n\nMikhail says Hogger does not respawn."
+    )
+    searches = plan_text(reports, names, "Hogger respawn", body)
+    assert "Hogger" in searches
+    assert "Mikhail" in searches  # named again in the report's own words: searched
+    only_reporter = plan_text(
+        reports,
+        names,
+        "Unban or Delete character",
+        "Originally reported by: **Mikhail (Bitbucket: [Monza21](https://bitbucket.org/Monza21))**"
+        "\n\nmy accounts have been banned.",
+    )
+    assert "Mikhail" not in only_reporter
+
+
 def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
     reports: Reports, names: NameIndex
 ) -> None:

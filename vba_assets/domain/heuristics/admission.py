@@ -135,13 +135,16 @@ def _capitalized_noun(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> b
 def not_a_creature(term: Term, facts: ReportFacts) -> bool:
     """A lower-case phrase after an article ("the normal realm", "the beast") from a reporter who
     does not write names in lower case anyway, a quest title
-    ("Quest The Heart of Hakkar"), or the text of a link to a quest, item or spell page."""
+    ("Quest The Heart of Hakkar"), the reporter's name ("Originally reported by: **Mikhail**"),
+    or the text of a link to a quest, item or spell page."""
     lower = not facts.casual and all(span.text == span.text.lower() for span in term.spans)
     if lower and any((s.source, s.start) in facts.after_article for s in term.spans):
         return True
     if lower and term.words and term.words[0] in ARTICLES:
         return True
     if all((s.source, s.start) in facts.after_quest for s in term.spans):
+        return True
+    if all((s.source, s.start) in facts.after_reporter for s in term.spans):
         return True
     return all(
         any(source == s.source and start <= s.start and s.end <= end

@@ -218,6 +218,9 @@ class ReportFacts:
     #: ``(source, start, end)`` of link texts whose link is a quest, item, spell or other
     #: non-creature database page.
     other_links: frozenset[tuple[str, int, int]] = frozenset()
+    #: ``(source, offset)`` of words right after "reported by" and the like ("Originally
+    #: reported by: **Mikhail**": the person who wrote the report, not a creature).
+    after_reporter: frozenset[tuple[str, int]] = frozenset()
 
 
 def report_facts(
@@ -244,9 +247,19 @@ def report_facts(
     after_article: set[tuple[str, int]] = set()
     after_quest: set[tuple[str, int]] = set()
     other_links: set[tuple[str, int, int]] = set()
+    after_reporter: set[tuple[str, int]] = set()
     for source in sources:
         tokens = source.tokens
         for index, (before, token) in enumerate(itertools.pairwise(tokens)):
+            following = tokens[index + 2] if index + 2 < len(tokens) else None
+            if (
+                token.text.casefold() == "by"
+                and before.text.casefold() in REPORTER_VERBS
+                and following is not None
+                and following.line == token.line
+                and source.text[token.end : following.start].strip(" :*_") == ""
+            ):
+                after_reporter.add((source.alias, following.start))
             gap = source.text[before.end : token.start]
             if before.line != token.line or len(gap) > 3:
                 continue
@@ -269,6 +282,7 @@ def report_facts(
         frozenset(after_article),
         frozenset(after_quest),
         frozenset(other_links),
+        frozenset(after_reporter),
     )
 
 
@@ -298,6 +312,8 @@ ARTICLES = frozenset(
     ]
 )
 #: Words that introduce a quest title.
+#: Words before "by" that name who wrote a report ("Originally reported by: **Name**").
+REPORTER_VERBS = frozenset(["reported", "posted", "written", "created", "submitted", "opened"])
 QUEST_WORDS = frozenset(
     ["quest", "quests", "quête", "misión", "mision", "aufgabe", "задание", "квест"]
 )
