@@ -658,6 +658,21 @@ def test_the_reporter_named_after_reported_by_is_not_a_creature(
     assert "Mikhail" not in only_reporter
 
 
+def test_a_place_after_region_of_is_not_searched_as_a_creature(
+    reports: Reports, names: NameIndex
+) -> None:
+    # real report (way-of-elendil): "Dun Morogh" is a zone; "Dun Morogh Cub" contains it
+    searches = plan_text(
+        reports,
+        names,
+        "[Gnomeregan] Bugs",
+        "J'ai repéré quelques bugs près du donjon, dans la région de Dun Morogh, et Techbot ne "
+        "réapparaît pas du tout après être tué.",
+    )
+    assert "Techbot" in searches
+    assert "Dun Morogh" not in searches
+
+
 def test_a_typographic_apostrophe_is_searched_by_the_part_without_it(
     reports: Reports, names: NameIndex
 ) -> None:

@@ -164,7 +164,7 @@ ZONE_WORDS = _words(
     city village town camp outpost fortress fort tower caverns cavern cave caves depths pit
     ruins lake sea bay harbor harbour dungeon raid instance zone hill farm landing lair gebiet
     tal wald insel berge lager dorf stadt forêt bois vallée campement grotte bosque valle
-    campamento cueva лес лагерь долина пещера"""
+    campamento cueva лес лагерь долина пещера region région región zona регион"""
 )
 
 #: Names that are tracker or chat vocabulary, not world entities, even when capitalized.
