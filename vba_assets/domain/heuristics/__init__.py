@@ -26,6 +26,7 @@ __all__ = [
     "interpretation_parts",
     "interpretation_v4",
     "lexicon",
+    "literal_terms",
     "markup",
     "misspellings",
     "name_index",

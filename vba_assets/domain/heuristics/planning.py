@@ -36,8 +36,8 @@ Steps, all deterministic:
    becomes it (the report is usually about the first name it mentions that is not a giver).
 
 A searched term is always literal text of its mentions, chosen so that any contains search finds
-it: a typographic apostrophe is left out (:func:`literal_term`) and a lower-case non-ASCII first
-letter is dropped when that reaches the same entities (:func:`case_safe`).
+it (:mod:`.literal_terms`): a typographic apostrophe is left out, and a name whose non-ASCII
+letters differ in case from the catalog's is searched by the stretch the catalog holds as written.
 
 What it cannot do: it has no notion of meaning. It cannot tell a creature from an item or quest
 that shares its words unless capitalization separates them, cannot resolve pronouns, and its cues
@@ -45,9 +45,7 @@ are phrase lists (see :mod:`.roles`). A report whose entity is only described ("
 the farm") yields no search.
 """
 
-import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.gazetteer import (
@@ -57,6 +55,7 @@ from vba_assets.domain.heuristics.gazetteer import (
 )
 from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language
+from vba_assets.domain.heuristics.literal_terms import case_safe, literal_term
 from vba_assets.domain.heuristics.markup import read_markup
 from vba_assets.domain.heuristics.misspellings import misspellings, sharpened
 from vba_assets.domain.heuristics.name_index import NameIndex
@@ -228,50 +227,6 @@ def _reference(term: Term) -> IdentityReference | None:
     if term.reference is None:
         return None
     return IdentityReference(identity=term.reference.identity, link=_citation(term.reference.link))
-
-
-#: Apostrophes a reporter's keyboard writes that catalogs do not (they hold ASCII ``'``).
-TYPOGRAPHIC_APOSTROPHES = "’ʼ‘"
-#: Shortest apostrophe-free part searched instead of a name written with one of them.
-MIN_APOSTROPHE_FREE = 4
-
-
-def literal_term(text: str) -> str:
-    """The term a literal contains search can find: a name written with a typographic
-    apostrophe ("Kel’Thuzad") is searched by its longest part without one ("Thuzad"), since the
-    catalog writes the ASCII apostrophe and a literal search does not fold them; unchanged when
-    no part has :data:`MIN_APOSTROPHE_FREE` letters."""
-    if not any(char in TYPOGRAPHIC_APOSTROPHES for char in text):
-        return text
-    parts = [p.strip() for p in re.split(f"[{TYPOGRAPHIC_APOSTROPHES}]", text)]
-    best = max(parts, key=lambda p: (sum(c.isalnum() for c in p), -parts.index(p)))
-    return best if sum(c.isalnum() for c in best) >= MIN_APOSTROPHE_FREE else text
-
-
-#: Most entities whose names a term may newly reach when its first letter is dropped.
-MAX_CASE_SAFE_ENTITIES = 8
-
-
-def case_safe(term: Term, index: NameIndex) -> Term:
-    """A term written in lower case from a non-ASCII letter ("лоскутика" for "Лоскутик") is
-    searched from its second letter ("оскутик"): a backend whose contains search folds only
-    ASCII case (SQLite's ``LIKE``, ARCHITECTURE 14) would miss the capitalized catalog name, and
-    the plan may only search what the report writes. Kept only when the shorter part still has
-    :data:`MIN_APOSTROPHE_FREE` letters and the names containing it belong to the same entities
-    as those containing the whole term; every other term is returned unchanged."""
-    text = term.search_text
-    if term.reference is not None or term.narrow is not None or len(text) < 2:
-        return term
-    first, part = text[0], text[1:]
-    if first.isascii() or not first.islower() or not part[0].isalnum():
-        return term
-    if sum(char.isalnum() for char in part) < MIN_APOSTROPHE_FREE:
-        return term
-    whole = index.containing(text, MAX_CASE_SAFE_ENTITIES)
-    found = index.containing(part, MAX_CASE_SAFE_ENTITIES)
-    if not whole or len(found) > MAX_CASE_SAFE_ENTITIES or set(found) != set(whole):
-        return term
-    return replace(term, narrow=part)
 
 
 def _nameworthy(term: Term) -> bool:
