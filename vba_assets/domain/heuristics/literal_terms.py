@@ -95,21 +95,32 @@ def _shared_stretches(text: str, names: list[str]) -> list[str]:
     lowered = _ascii_lower(text)
     found: set[tuple[int, int]] = set()
     for name in {_ascii_lower(n) for n in names}:
-        previous = [0] * (len(name) + 1)
-        for i in range(1, len(lowered) + 1):
-            current = [0] * (len(name) + 1)
-            for j in range(1, len(name) + 1):
-                if lowered[i - 1] == name[j - 1]:
-                    current[j] = previous[j - 1] + 1
-                    length = current[j]
-                    if i == len(lowered) or j == len(name) or lowered[i] != name[j]:
-                        start, end = i - length, i
-                        while start < end and not text[start].isalnum():
-                            start += 1
-                        while end > start and not text[end - 1].isalnum():
-                            end -= 1
-                        if end > start:
-                            found.add((start, end))
-            previous = current
+        found |= common_stretches(text, lowered, name)
     ranked = sorted(found, key=lambda span: (-_letters(text[span[0] : span[1]]), span[0]))
     return list(dict.fromkeys(text[start:end] for start, end in ranked))
+
+
+def common_stretches(written: str, lowered: str, name: str) -> set[tuple[int, int]]:
+    """Every maximal stretch that ``lowered`` (``written`` folded, the same length) shares with
+    ``name``, as offsets into ``written``, trimmed to letters and digits at both ends."""
+    width = len(name)
+    previous = [0] * (width + 1)
+    found: set[tuple[int, int]] = set()
+    for i in range(1, len(lowered) + 1):
+        current = [0] * (width + 1)
+        for j in range(1, width + 1):
+            if lowered[i - 1] == name[j - 1]:
+                current[j] = previous[j - 1] + 1
+        for j in range(1, width + 1):
+            length = current[j]
+            ends_here = i == len(lowered) or j == width or lowered[i] != name[j]
+            if length and ends_here:
+                start, end = i - length, i
+                while start < end and not written[start].isalnum():
+                    start += 1
+                while end > start and not written[end - 1].isalnum():
+                    end -= 1
+                if end > start:
+                    found.add((start, end))
+        previous = current
+    return found

@@ -32,6 +32,7 @@ from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.heuristics.admission import common_noun
+from vba_assets.domain.heuristics.literal_terms import common_stretches
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.roles import zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span
@@ -102,28 +103,7 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
 def _common_parts(written: str, name: str) -> set[tuple[int, int]]:
     """Every maximal common stretch of ``written`` (lower-cased) and ``name``, as offsets into
     ``written``, trimmed to letters and digits at both ends."""
-    lowered = _lower(written)
-    width = len(name)
-    previous = [0] * (width + 1)
-    found: set[tuple[int, int]] = set()
-    for i in range(1, len(lowered) + 1):
-        current = [0] * (width + 1)
-        for j in range(1, width + 1):
-            if lowered[i - 1] == name[j - 1]:
-                current[j] = previous[j - 1] + 1
-        for j in range(1, width + 1):
-            length = current[j]
-            ends_here = i == len(lowered) or j == width or lowered[i] != name[j]
-            if length and ends_here:
-                start, end = i - length, i
-                while start < end and not written[start].isalnum():
-                    start += 1
-                while end > start and not written[end - 1].isalnum():
-                    end -= 1
-                if end > start:
-                    found.add((start, end))
-        previous = current
-    return found
+    return common_stretches(written, _lower(written), name)
 
 
 def best_part(written: str, name: str, identities: set[int], index: NameIndex) -> str | None:
