@@ -33,7 +33,7 @@ from vba_assets.store import Workspace
 pytestmark = pytest.mark.usefixtures("canary_keys")
 
 REPO = Path(__file__).resolve().parents[3]
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-4-6"
 STAGES = ("resolution_plan", "resolution_assessment", "interpretation")
 #: Per stage: (cache write, cache read, uncached input, output) tokens the fake API reports.
 USAGE = {

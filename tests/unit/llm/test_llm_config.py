@@ -31,7 +31,7 @@ def test_the_example_documents_and_sets_every_key() -> None:
     config = load_llm_config(REPO / "config" / "llm.example.toml")
     assert (config.provider, config.model, config.api_key_env) == (
         "anthropic",
-        "claude-sonnet-4-5",
+        "claude-sonnet-4-6",
         "ANTHROPIC_API_KEY",
     )
     assert config.retry == RetryPolicy(
