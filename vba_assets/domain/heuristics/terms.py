@@ -251,26 +251,25 @@ def report_facts(
     for source in sources:
         tokens = source.tokens
         for index, (before, token) in enumerate(itertools.pairwise(tokens)):
+            gap = source.text[before.end : token.start]
+            if before.line != token.line or len(gap) > 3:
+                continue
+            word = before.text.casefold()
             following = tokens[index + 2] if index + 2 < len(tokens) else None
+            if word in ARTICLES and gap.strip() == "":
+                after_article.add((source.alias, token.start))
+            if word in QUEST_WORDS and gap.strip(" :]-") == "":
+                after_quest.add((source.alias, token.start))
+                if token.text.casefold() in ARTICLES and following is not None:
+                    after_quest.add((source.alias, following.start))
             if (
-                token.text.casefold() == "by"
-                and before.text.casefold() in REPORTER_VERBS
+                word in REPORTER_VERBS
+                and token.text.casefold() == "by"
                 and following is not None
                 and following.line == token.line
                 and source.text[token.end : following.start].strip(" :*_") == ""
             ):
                 after_reporter.add((source.alias, following.start))
-            gap = source.text[before.end : token.start]
-            if before.line != token.line or len(gap) > 3:
-                continue
-            word = before.text.casefold()
-            if word in ARTICLES and gap.strip() == "":
-                after_article.add((source.alias, token.start))
-            if word in QUEST_WORDS and gap.strip(" :]-") == "":
-                after_quest.add((source.alias, token.start))
-                following = tokens[index + 2] if index + 2 < len(tokens) else None
-                if token.text.casefold() in ARTICLES and following is not None:
-                    after_quest.add((source.alias, following.start))
         if source.markup is not None:
             other_links.update((source.alias, s, e) for s, e in source.markup.other_link_texts)
     return ReportFacts(
