@@ -65,3 +65,9 @@ def test_numbers_beside_names_code_and_quotes() -> None:
     assert any("Arzeth the Merciless" in TEXT[s:e] for s, e in found.code)
     assert any("Bellygrub" in TEXT[s:e] for s, e in found.code)
     assert any("quoted Hogger" in TEXT[s:e] for s, e in found.quotes)
+
+
+def test_an_id_label_without_a_space_marks_a_number() -> None:
+    # REAL-DALARAN-641 writes every leader as "*King Varian Wrynn* *(ID:29611)*".
+    text = "*King Varian Wrynn* *(ID:29611)*, *Thrall* *(id:4949)*; grid:1234, pos:5678"
+    assert [n.value for n in read_markup(text).numbers] == [29611, 4949]

@@ -16,7 +16,7 @@ gives block line ranges only; inline pieces are located in order inside their bl
   digits) and of its link text when it has one;
 * **numbers** (:class:`Number`): standalone numbers of two to seven digits outside URLs (an
   entry written beside a name: ``Loolruna (id 19694)``, ``.go c id 19832``, ``Sentinel
-  Selarin(npc #3694)``); whether one is an identity is decided later, by the names the index
+  Selarin(npc #3694)``, ``*King Varian Wrynn* *(ID:29611)*``); whether one is an identity is decided later, by the names the index
   gives it;
 * **code** ranges (fenced and indented blocks, inline code spans) and **quote** ranges (block
   quotes): read, and kept for the role cues.
@@ -42,7 +42,9 @@ OTHER_PAGE = re.compile(
     re.IGNORECASE,
 )
 _BBCODE = re.compile(r"\[url=([^\]\s]+)\]([^\[\]\n]{1,200})\[/url\]", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.,:/=-])(\d{2,7})(?![\w]|[.,]\d)")
+#: A standalone number: not glued to a word, a decimal, a time, a path or a key (``x=12``), except
+#: an "ID:" label written without a space (``*(ID:29611)*``).
+_NUMBER = re.compile(r"(?:(?<=\b[iI][dD]:)|(?<![\w.,:/=-]))(\d{2,7})(?![\w]|[.,]\d)")
 _TRAILING = ".,;:!?"
 
 _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
