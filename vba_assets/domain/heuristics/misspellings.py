@@ -12,8 +12,11 @@ can compare what the reporter wrote with each candidate's name.
 
 A sub-span is used only when it is at least :data:`MIN_PART` letters long, covers at least
 :data:`MIN_COVER` of the mention, and the names of at most :data:`MAX_ENTITIES` entities contain
-it (a contains search for it then captures every candidate); the closest name must beat the
-next different entity's by :data:`MIN_MARGIN` points.
+it (a contains search for it then captures every candidate), or, for a primary catalog name, the
+contains search still places the named entity among its first :data:`MAX_ENTITIES` rows (the
+controller orders shorter names first: "Sind" of "Sindagosa" is in 12 entities' names, and
+Sindragosa is the fifth row); the closest name must beat the next different entity's by
+:data:`MIN_MARGIN` points.
 
 What it cannot do: a misspelling that changes most letters, or a name the index does not hold, is
 not found; a transposed first letter leaves only the rest of the name to search; accents are
@@ -78,10 +81,10 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
     rival = next((score for name, score in found[1:] if _others(index, name, identities)), None)
     if rival is not None and best_score - rival < MIN_MARGIN:
         return None
-    part = best_part(written, best_name, identities, index)
+    primary = next((e for e in entries if e.primary), None)
+    part = best_part(written, best_name, identities, index, primary is not None)
     if part is None:
         return None
-    primary = next((e for e in entries if e.primary), None)
     chosen = primary or entries[0]
     spans = [s for s in term.spans if _lower(part) in _lower(s.text)]
     if not spans:
@@ -106,13 +109,23 @@ def _common_parts(written: str, name: str) -> set[tuple[int, int]]:
     return common_stretches(written, _lower(written), name)
 
 
-def best_part(written: str, name: str, identities: set[int], index: NameIndex) -> str | None:
+def best_part(
+    written: str, name: str, identities: set[int], index: NameIndex, primary: bool = True
+) -> str | None:
     """The literal part of ``written`` to search for ``name``: of the stretches both share (at
     least :data:`MIN_PART` letters and :data:`MIN_COVER` of the mention, not the whole mention
-    nor the whole name), the one the fewest entities' names contain while the named entity's
-    still do (a contains search then captures it), the longest on a tie."""
+    nor the whole name, not another creature's whole name), the one the fewest entities' names
+    contain while the named entity's still do (a contains search then captures every
+    candidate), the longest on a tie. When every shared stretch is in more names than that and
+    ``name`` is a ``primary`` catalog name, the one whose contains search on the primary catalog
+    still places the named entity earliest among its first :data:`MAX_ENTITIES` rows
+    (:meth:`.NameIndex.capture_rank`: exact name first, then shorter names; "Sind" of
+    "Sindagosa" is in 12 entities' names and reaches Sindragosa as the fifth row). Not for a
+    localized name: its catalog holds a row per locale, and a report's word is often close to
+    another language's name ("Revision" and the German "Rabenvision")."""
     whole = normalize_for_match(written)
     best: tuple[int, int, str] | None = None
+    reachable: tuple[int, int, str] | None = None
     for start, end in _common_parts(written, name):
         part = written[start:end]
         letters = _letters(part)
@@ -120,15 +133,19 @@ def best_part(written: str, name: str, identities: set[int], index: NameIndex) -
             continue
         if normalize_for_match(part) in (whole, name):
             continue  # the whole mention, or a whole name inside a longer phrase
-        found = index.containing(part, MAX_ENTITIES)
-        if not found or len(found) > MAX_ENTITIES or not identities & set(found):
-            continue
         if any(e.identity not in identities for e in index.exact(part)):
             continue  # another creature's whole name ("Wolpertinger" of "Wilden Wolpertinger")
-        rank = (len(found), -letters, part)
-        if best is None or rank < best:
-            best = rank
-    return None if best is None else best[2]
+        found = index.containing(part, MAX_ENTITIES)
+        if found and len(found) <= MAX_ENTITIES and identities & set(found):
+            rank = (len(found), -letters, part)
+            best = rank if best is None or rank < best else best
+            continue
+        position = index.capture_rank(part, identities, primary=True) if primary else None
+        if position is not None and position < MAX_ENTITIES:
+            rank = (position, -letters, part)
+            reachable = rank if reachable is None or rank < reachable else reachable
+    chosen = best or reachable
+    return None if chosen is None else chosen[2]
 
 
 def _others(index: NameIndex, name: str, identities: set[int]) -> bool:
@@ -150,7 +167,8 @@ def misspellings(
     grouped: Sequence[Term], kept: Sequence[Term], index: NameIndex, facts: ReportFacts
 ) -> list[Term]:
     """Sub-span terms for capitalized mentions that no catalog name equals or contains
-    (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places or possessive
+    (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places (zone words,
+    or only locative cues: "around the Argent Vanguard") or possessive
     parts of other names, not inside a kept term's mention, first mentions first."""
     taken = [span for term in kept for span in term.spans]
     found: list[Term] = []
@@ -168,6 +186,7 @@ def misspellings(
             or all(span.compound for span in term.spans)
             or common_noun(term, facts)
             or zone_like(term.text)
+            or (term.cues.location > 0 and not term.cues.any_subject_cue)  # a place
             or any(_covered(span, taken) for span in term.spans)
         ):
             continue

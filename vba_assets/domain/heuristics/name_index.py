@@ -27,7 +27,7 @@ names (it proposes what the packaged catalog holds, and capitalized names it can
 import bisect
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -226,6 +226,34 @@ class NameIndex:
     def _layout(self) -> ScanLayout:
         """The keys laid out for the fast scans, kept in the store (:mod:`.name_scan`)."""
         return self.derived(("scan-layout",), lambda: build_scan_layout(self.keys()), _SCAN)
+
+    def matching_keys(self, text: str) -> Iterator[str]:
+        """Every normalized name containing ``text`` (normalized), in sorted order."""
+        needle = normalize_for_match(text)
+        if not needle or "\n" in needle:
+            return iter(())
+        if fast_paths_enabled():
+            return self._layout().matching_keys(needle)
+        return (key for key in self.keys() if needle in key)
+
+    def capture_rank(self, text: str, identities: Collection[int], primary: bool) -> int | None:
+        """Where the first row of one of ``identities`` falls (0-based) in a contains search for
+        ``text`` on the primary (``primary``) or localized name catalog, in the controller's
+        order (ARCHITECTURE 6.2: the exact name first, then shorter names, then by name, then by
+        identity and locale), or None when no row of theirs matches.
+
+        The index folds case fully where a backend may fold ASCII only, so this is the order an
+        accent- and case-insensitive backend gives; for an ASCII ``text`` every backend agrees."""
+        exact = text.casefold()
+        rows = sorted(
+            (entry.name.casefold() != exact, len(entry.name), entry.name, entry.identity,
+             entry.locale)
+            for key in self.matching_keys(text)
+            for entry in self.by_name[key]
+            if entry.primary == primary
+        )  # fmt: skip
+        wanted = set(identities)
+        return next((n for n, row in enumerate(rows) if row[3] in wanted), None)
 
     def containing_count(self, text: str, limit: int = 50) -> int:
         """How many identities have a name containing ``text`` (stops past ``limit``)."""
