@@ -20,6 +20,7 @@ __all__ = [
     "assessment",
     "candidate_names",
     "categories",
+    "common_words",
     "gazetteer",
     "inflection",
     "interpretation",

@@ -10,17 +10,17 @@ holds:
 
 * **common nouns**: a profession, skill or class ("Mining", "Priest"); a single word
   capitalized only at sentence starts that the report also writes in lower case ("Chicken keeps
-  following me ... the chicken"), or whose capitalized mentions all look like verbs
-  ("Mining", "Looted"); a single lower-case word, unless the reporter writes in lower case
-  anyway (see :class:`~.terms.ReportFacts`). A word that exactly names a creature and that the
-  names of only a few entities contain is a name however it is written
+  following me ... the chicken"), or whose capitalized mentions all look like verbs ("Mining",
+  "Looted"); a single lower-case word, unless the reporter writes in lower case
+  anyway (see :class:`~.terms.ReportFacts`). A word that exactly names a creature and that is no
+  common word, or that the names of only a few entities contain, is a name however it is written
   (:func:`rare_lowercase_name`: "kill negatron", "[Raid] Rotface ... attempting rotface");
 * **possessive parts of place and item names**: a name whose every mention is a possessive
   followed by a capitalized word ("Rattlegore's Bridge", "Thoradin's Wall"), unless a cue makes
   it a subject ("Goldark's Brewfest quest");
 * **capitalized nouns** in a language that capitalizes every noun (German): a single word that
-  no primary catalog holds exactly, unless it is a rare localized name (see
-  :func:`_capitalized_noun`);
+  no primary catalog holds exactly, unless it is a rare localized name that is no common word
+  ("Datenbank" is both; see :func:`_capitalized_noun`);
 * **places**, when no catalog holds places: a zone-like term (a zone word such as "Forest",
   "Valley") without an exact match or with only locative mentions, and any term whose only cue is
   locative ("in Dun Garok", a leading "Dun Garok, Hillsbrad Foothills.") and that no catalog name
@@ -37,6 +37,7 @@ still searched.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.heuristics.common_words import common_word
 from vba_assets.domain.heuristics.gazetteer import Gazetteer
 from vba_assets.domain.heuristics.lexicon import is_game_term, is_stopword
 from vba_assets.domain.heuristics.roles import zone_like
@@ -128,6 +129,8 @@ def _capitalized_noun(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> b
         return False
     if any(ids for name, ids in term.strong_exact.items() if name in facts.primary):
         return False
+    if common_word(term.text, facts.language):
+        return True  # "Datenbank", "Trash": nouns of the language, whatever the catalog holds
     rare = gazetteer.containing_entities(term.text, MAX_NARROWED) <= MAX_NARROWED
     return not (term.strong_exact and rare and not gazetteer.fully_truncated(term.text))
 
@@ -159,10 +162,12 @@ MIN_RARE_LETTERS = 5
 MAX_RARE_ENTITIES = 6
 
 
-def rare_lowercase_name(term: Term, gazetteer: Gazetteer) -> bool:
-    """A single word that exactly names a creature, that few names contain and that the report
-    writes in lower case at least once: a name written in lower case, not a common noun ("kill
-    negatron"; "[Raid] Rotface ... when attempting rotface")."""
+def rare_lowercase_name(term: Term, gazetteer: Gazetteer, language: str = "en") -> bool:
+    """A single word that exactly names a creature, that is no common word of English or the
+    report's language (:func:`~.common_words.common_word`) or that few names contain, and that the
+    report writes in lower case at least once: a name written in lower case, not a common noun
+    ("kill negatron"; "[Raid] Rotface ... when attempting rotface"; "l'aura de givre de
+    sindragosa", although nine entities' names contain Sindragosa)."""
     if len(term.words) != 1 or not term.strong_exact:
         return False
     if all(span.text != span.text.lower() for span in term.spans):
@@ -170,12 +175,14 @@ def rare_lowercase_name(term: Term, gazetteer: Gazetteer) -> bool:
     text = term.text
     if len(text) < MIN_RARE_LETTERS or is_stopword(text) or is_game_term(text):
         return False
+    if not common_word(text, language):
+        return True
     return gazetteer.containing_entities(text, MAX_RARE_ENTITIES) <= MAX_RARE_ENTITIES
 
 
 def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -> Term | None:
     subject_cue = term.cues.any_subject_cue
-    if rare_lowercase_name(term, gazetteer) and not not_a_creature(term, facts):
+    if rare_lowercase_name(term, gazetteer, facts.language) and not not_a_creature(term, facts):
         return term
     if common_noun(term, facts) or _place(term, facts) or _capitalized_noun(term, gazetteer, facts):
         return None

@@ -18,7 +18,8 @@ Steps, all deterministic:
    multi-word names some catalog name contains; never common nouns (professions, classes, words
    the report also writes in lower case), possessive parts of place names or places.
 5. Ranking: a unique strong exact match in some catalog first, then other exact matches, then
-   the rest; within each, terms with a subject cue first, then terms that are not part of
+   the rest (an exact name that is one common word of the report's language, "Trash", after the
+   other exact names); within each, terms with a subject cue first, then terms that are not part of
    another candidate ("longer spans over their substrings"), then first mention. Terms are taken
    in that order up to ``max_searches``; a term that is a word-for-word part of an already taken
    term is skipped and its cues count for the longer term, unless it is a strong exact catalog
@@ -48,6 +49,7 @@ the farm") yields no search.
 from collections.abc import Sequence
 
 from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
+from vba_assets.domain.heuristics.common_words import common_word
 from vba_assets.domain.heuristics.gazetteer import (
     Gazetteer,
     build_gazetteer,
@@ -130,19 +132,23 @@ def collect_spans(
     return mark_compounds(ordered, sources), gazetteer
 
 
-def informativeness(term: Term) -> int:
+def informativeness(term: Term, language: str = "en") -> int:
     """How much a search for ``term`` can tell (lower first; step 5 of the module docstring):
     0 an identity the report links or writes whose names its words agree with; 1 a unique
     strong exact catalog name; 2 other exact or inflected names; 3 a literal part of a misspelled
-    name; 4 a link whose words do not match its identity, or a link without words; 5 the rest."""
+    name; 4 a link whose words do not match its identity, or a link without words, and an exact
+    name that is one common word of the language (:mod:`.common_words`: "Trash", "Whirlwind");
+    5 the rest."""
     if term.reference is not None:
         return 0 if term.reference.agrees else 4
     if term.exact_class < 2:
+        if len(term.words) == 1 and common_word(term.text, language):
+            return 4
         return 1 + term.exact_class
     return 3 if term.misspelling is not None else 5
 
 
-def rank_terms(terms: Sequence[Term]) -> list[Term]:
+def rank_terms(terms: Sequence[Term], language: str = "en") -> list[Term]:
     """Step 5's order (see the module docstring)."""
     words = {term.key: term.words for term in terms}
     lengths = sorted({len(w) for w in words.values()}) or [0]
@@ -153,7 +159,7 @@ def rank_terms(terms: Sequence[Term]) -> list[Term]:
             _is_part(own, other) for other in words.values()
         )
         cue = 0 if term.cues.any_subject_cue else 1
-        return (informativeness(term), cue, int(part_of_other), term.first, term.key)
+        return (informativeness(term, language), cue, int(part_of_other), term.first, term.key)
 
     return sorted(terms, key=key)
 
@@ -342,6 +348,6 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
         terms += misspellings(grouped, terms, index, facts)
         readers = RoleReader(sources, index, gazetteer)
     searches, unsearched = select_searches(
-        rank_terms(terms), catalogs, language, context.max_searches, readers
+        rank_terms(terms, language), catalogs, language, context.max_searches, readers
     )
     return ResolutionPlanOutput(searches=searches, unsearched=unsearched)

@@ -221,6 +221,8 @@ class ReportFacts:
     #: ``(source, offset)`` of words right after "reported by" and the like ("Originally
     #: reported by: **Mikhail**": the person who wrote the report, not a creature).
     after_reporter: frozenset[tuple[str, int]] = frozenset()
+    #: The report's language (:func:`~.lexicon.guess_language`).
+    language: str = "en"
 
 
 def report_facts(
@@ -282,6 +284,7 @@ def report_facts(
         frozenset(after_quest),
         frozenset(other_links),
         frozenset(after_reporter),
+        language,
     )
 
 
