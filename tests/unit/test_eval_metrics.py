@@ -407,6 +407,29 @@ def test_a_mention_the_plan_left_out_over_max_searches_is_over_budget() -> None:
     assert result.counts.missed == 2  # the rates do not change: both are missed mentions
 
 
+def test_the_candidate_recall_ceiling_keeps_the_most_mentioned_entries_within_budget() -> None:
+    """Five gold entries, Hogger mentioned three times and Thrall twice; with max_searches 2 a plan
+    can cover at most those five mentions of eight, whatever it searches."""
+    case = _case(
+        [
+            ("Hogger", "affected_subject", 448),
+            ("hogger", "affected_subject", 448),
+            ("Hogg", "affected_subject", 448),
+            ("Thrall", "other_context", 4949),
+            ("thrall", "other_context", 4949),
+            ("Jaina", "other_context", 4968),
+            ("Mankrik", "other_context", 3432),
+            ("Wolf", "other_context", None),  # no gold entry: not counted
+        ]
+    )
+    observation = CaseObservation("EV-1", searches=())
+    assert score_case(case, observation, max_searches=2).counts.within_budget == 5
+    assert score_case(case, observation, max_searches=4).counts.within_budget == 7
+    unbounded = score_case(case, observation).counts
+    assert unbounded.within_budget == unbounded.gold_mentions == 7
+    assert score_case(case, observation, 2).counts.rates()["candidate_recall_ceiling"] == 5 / 7
+
+
 def test_results_are_grouped_by_language_and_tracker() -> None:
     results = [
         score_case(

@@ -30,6 +30,9 @@ LOWER_IS_BETTER = (
     "null_gold_selection_rate",
     "blocked_rate",
 )
+#: Bounds of the dataset and the run's budget, not results of the pipeline (reported, never
+#: compared with a baseline).
+BOUNDS = ("candidate_recall_ceiling",)
 #: Cost figures (the regression check wants them unchanged).
 COST_FIGURES = ("calls_per_case", "tokens_per_case")
 #: Cache, correction and price figures, reported but not compared with a baseline (they depend on
@@ -82,6 +85,9 @@ class Counts:
     scope_decision_correct: int = 0
     gold_dates: int = 0
     dates_correct: int = 0
+    #: Gold mentions of the ``max_searches`` most mentioned gold entries of each case: what a plan
+    #: could cover if every search found one gold entry (see ``candidate_recall_ceiling``).
+    within_budget: int = 0
 
     def __add__(self, other: "Counts") -> "Counts":
         return Counts(
@@ -95,6 +101,7 @@ class Counts:
             "mention_recall": (self.covered, self.mentions),
             "candidate_recall_at_k": (self.candidate_hits, gold),
             "candidate_recall_at_k_covered": (self.candidate_hits, self.covered_gold_mentions),
+            "candidate_recall_ceiling": (self.within_budget, gold),
             "selection_precision": (self.true_positive_entries, self.selected_entries),
             "selection_recall": (self.true_positive_entries, self.gold_entries),
             "mention_accuracy": (self.correct, gold),

@@ -7,6 +7,7 @@ cases before :meth:`Counts.rates` (:mod:`vba_assets.evaluation.counts`). Every m
 a change to the scoring here changes that section too.
 """
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -190,8 +191,19 @@ def _date_counts(case: EvalCase, observed: ObservedInterpretation | None) -> tup
     return len(case.dates), correct
 
 
-def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
-    """Metrics of one case from its gold mentions and what the pipeline produced."""
+def within_budget(case: EvalCase, max_searches: int | None) -> int:
+    """The gold mentions of the case's ``max_searches`` most mentioned gold entries (all of them
+    without a budget): the most a plan can cover when each search finds one entry."""
+    mentions = Counter(m.gold_entry for m in case.mentions if m.gold_entry is not None)
+    ranked = sorted(mentions.values(), reverse=True)
+    return sum(ranked if max_searches is None else ranked[:max_searches])
+
+
+def score_case(
+    case: EvalCase, observation: CaseObservation, max_searches: int | None = None
+) -> CaseResult:
+    """Metrics of one case from its gold mentions and what the pipeline produced
+    (``max_searches``: the run's search budget, for the candidate recall ceiling)."""
     searches = observation.searches
     results = tuple(
         replace(found, reason=miss_reason(found))
@@ -266,6 +278,7 @@ def score_case(case: EvalCase, observation: CaseObservation) -> CaseResult:
         scope_decision_correct=scope[2],
         gold_dates=dates[0],
         dates_correct=dates[1],
+        within_budget=within_budget(case, max_searches),
     )
     return CaseResult(
         case_id=case.id,

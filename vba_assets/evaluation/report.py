@@ -36,6 +36,7 @@ _LABELS = {
     "mention_recall": "mention recall",
     "candidate_recall_at_k": "candidate recall at k",
     "candidate_recall_at_k_covered": "candidate recall at k (covered mentions)",
+    "candidate_recall_ceiling": "candidate recall ceiling (max_searches entries per case)",
     "selection_precision": "selection precision",
     "selection_recall": "selection recall",
     "mention_accuracy": "mention accuracy (correct selection)",

@@ -240,7 +240,7 @@ def _evaluate(
             with lock:
                 done[0] += 1
                 progress(f"[{done[0]}/{len(dataset)}] {case.id}: {state}")
-        return score_case(case, observation)
+        return score_case(case, observation, info.max_searches)
 
     try:
         with tempfile.TemporaryDirectory(prefix="vba-eval-reports-") as scratch:
