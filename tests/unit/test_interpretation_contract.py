@@ -36,7 +36,10 @@ from vba_assets.domain.interpretation.models import (
     OUT_OF_SCOPE_CLASSES,
     InterpretationOutputV4,
 )
-from vba_assets.domain.interpretation.rules import validate_interpretation
+from vba_assets.domain.interpretation.rules import (
+    clarification_needs_names,
+    validate_interpretation,
+)
 from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import ChatMessage, ModelRequest, ProviderReply
 from vba_assets.domain.llm.policy import DispatchBudget, InMemoryRecorder, StagePolicy
@@ -395,6 +398,60 @@ def test_the_heuristic_clarification_passes_for_each_ambiguity_kind() -> None:
         question = output.ambiguity.clarification_question or ""
         assert "\n" not in question and question.endswith("?")
         assert all(str(i) in question for i in identities)
+
+
+def _crowded_context(subjects: int, name: str) -> InterpretationStageContext:
+    """``subjects`` truncated affected subjects, each with eight candidates called ``name``."""
+    base = _resolution()
+    unresolved = [
+        UnresolvedIdentityAlias(
+            alias=f"D{2 + n}",
+            search_id=f"Q{1 + n}",
+            term="Wild Wolpertinger",
+            role="affected_subject",
+            status="truncated",
+            candidate_identities=[30000 + 10 * n + i for i in range(8)],
+            mentions=[mention("S1", "Wild Wolpertinger")],
+            assessment_pointer=f"/entity_resolution/assessment#/assessments/{n}",
+        )
+        for n in range(subjects)
+    ]
+    resolution = ResolutionContext(
+        facts=base.facts,
+        selected=[n for n in base.selected if n.alias == "N1"],
+        unresolved=[*base.unresolved, *unresolved],
+    )
+    context = interpretation_stage_context(CASE, resolution)
+    names = {
+        d.alias: [CandidateLabel(identity=i, name=name) for i in d.candidate_identities]
+        for d in unresolved
+    }
+    return with_protocol(context.model_copy(update={"candidate_names": names}), 4)
+
+
+def test_the_clarification_rule_asks_for_names_only_while_they_fit() -> None:
+    """Three subjects of eight long names each cannot be listed in 500 characters: then the rule
+    asks for the ids alone, and the heuristic's question meets it (it was refused three times on
+    a real report naming Akama, Illidan and the Illidari, REAL-DALARAN-4672 of eval/real/dev2)."""
+    one = _crowded_context(1, "Wild Wolpertinger")
+    assert clarification_needs_names(one)
+    crowded = _crowded_context(3, "Wild Wolpertinger of the Brewfest Grounds")
+    assert not clarification_needs_names(crowded)
+    for context in (one, crowded):
+        output = interpret_case(context)
+        assert validate_interpretation(output, context, V4) == []
+        question = output.ambiguity.clarification_question or ""
+        assert len(question) <= 500 and question.endswith("?")
+        resolution = context.resolution
+        assert resolution is not None
+        shown = [
+            i
+            for d in resolution.unresolved
+            if d.role == "affected_subject"
+            for i in d.candidate_identities
+        ]
+        assert all(str(i) in question for i in shown)
+    assert "'Wild Wolpertinger'" in (interpret_case(one).ambiguity.clarification_question or "")
 
 
 # --- 5. the exact account of each request ---------------------------------------------------------

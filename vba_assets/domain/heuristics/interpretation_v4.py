@@ -27,7 +27,11 @@ from vba_assets.domain.interpretation.models import (
     TimeReference,
     local_report_time,
 )
-from vba_assets.domain.interpretation.rules import CLARIFICATION_MAX_CANDIDATES, causal_phrases
+from vba_assets.domain.interpretation.rules import (
+    CLARIFICATION_MAX_CANDIDATES,
+    causal_phrases,
+    clarification_needs_names,
+)
 from vba_assets.domain.prompting.stage_context import CandidateLabel, InterpretationStageContext
 from vba_assets.domain.resolution.models import (
     ResolutionContext,
@@ -77,20 +81,20 @@ def _clarification_part(
     entity: UnresolvedIdentityAlias, context: InterpretationStageContext
 ) -> str:
     if entity.status == "no_match" or not entity.candidate_identities:
-        return f"how exactly is '{entity.term}' written in the game (no catalog entry matched it)"
+        return f"how is '{entity.term}' written in the game (no entry matched it)"
     listed = _candidates_text(entity, (context.candidate_names or {}).get(entity.alias, []))
     if entity.status == "truncated":
-        return (
-            f"which '{entity.term}' do you mean (more entries match than were captured), for "
-            f"example {listed}"
-        )
-    return f"which '{entity.term}' do you mean: {listed}"
+        return f"which '{entity.term}' (more match than were captured), e.g. {listed}"
+    return f"which '{entity.term}': {listed}"
 
 
 def _clarification_v4(
     entities: Sequence[UnresolvedIdentityAlias], context: InterpretationStageContext
 ) -> str:
-    """One question, in one line, about every unresolved affected subject."""
+    """One question, in one line, about every unresolved affected subject (the candidates' names
+    only when the rule asks for them, :func:`~.rules_v4.clarification_needs_names`)."""
+    if context.candidate_names and not clarification_needs_names(context):
+        context = context.model_copy(update={"candidate_names": None})
     text = "; and ".join(_clarification_part(e, context) for e in entities)
     question = f"{text[:1].upper()}{text[1:]} (answer with the id or the exact name)?"
     if len(question) > 500 and context.candidate_names:  # the ids alone, when names overflow

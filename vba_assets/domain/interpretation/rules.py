@@ -69,6 +69,7 @@ from vba_assets.domain.interpretation.models import (
 from vba_assets.domain.interpretation.rules_v4 import (
     CLARIFICATION_MAX_CANDIDATES,
     clarification_issues,
+    clarification_needs_names,
     restatement_issues,
     scope_issues,
 )
@@ -77,8 +78,8 @@ from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.errors import ErrorCode
 
-#: Re-exported: callers import this from here; it is defined in .rules_v4.
-__all__ = ["CLARIFICATION_MAX_CANDIDATES"]
+#: Re-exported: callers import these from here; they are defined in .rules_v4.
+__all__ = ["CLARIFICATION_MAX_CANDIDATES", "clarification_needs_names"]
 
 # --- wording --------------------------------------------------------------------------------------
 

@@ -18,6 +18,11 @@ from vba_assets.errors import ErrorCode
 
 #: How many competing candidates a clarification must name (the first ones, in context order).
 CLARIFICATION_MAX_CANDIDATES = 8
+#: The longest listing of the shown candidates' ids and names (over every unresolved identity) a
+#: clarification must spell out; past it only the ids are required, so the rule can be met
+#: within the question's 500 characters (three subjects of eight long names each cannot), with
+#: room for a few words about each subject.
+CLARIFICATION_NAMES_BUDGET = 260
 _ALIAS_CODE = re.compile(r"(?<![\w-])(?P<alias>[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
 
 
@@ -127,6 +132,26 @@ def restatement_issues(
     return issues
 
 
+def clarification_needs_names(context: InterpretationStageContext) -> bool:
+    """Whether a clarification must give the candidates' names besides their ids: when the
+    listing of the shown candidates of every unresolved identity of the context
+    (``"<id> '<name>'; "`` each) fits :data:`CLARIFICATION_NAMES_BUDGET` characters. It reads the
+    context only, so the writer of a reply can know it as well as the rule."""
+    resolution = context.resolution
+    names = context.candidate_names or {}
+    if resolution is None:
+        return True
+    size = 0
+    for d in resolution.unresolved:
+        shown = set(d.candidate_identities[:CLARIFICATION_MAX_CANDIDATES])
+        size += sum(
+            len(str(c.identity)) + len(c.name) + 5
+            for c in names.get(d.alias, [])
+            if c.identity in shown
+        )
+    return size <= CLARIFICATION_NAMES_BUDGET
+
+
 def _number_in(text: str, identity: int | str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(str(identity))}(?![\w-])", text) is not None
 
@@ -135,7 +160,8 @@ def clarification_issues(
     output: InterpretationOutput, context: InterpretationStageContext, ctx: RuleContext
 ) -> list[Finding]:
     """An ambiguous reply's clarification names the competing candidates of each unresolved
-    affected subject (or, when nothing matched, the report's own word for it)."""
+    affected subject, by id and, when the listing fits (:func:`clarification_needs_names`), by
+    name (or, when nothing matched, the report's own word for it)."""
     resolution = context.resolution
     question = output.ambiguity.clarification_question
     if not output.ambiguity.is_ambiguous or resolution is None or not (question or "").strip():
@@ -145,6 +171,7 @@ def clarification_issues(
     listed = [e.ref for e in output.affected_subjects if e.ref in unresolved]
     targets = listed or [d.alias for d in resolution.unresolved if d.role == "affected_subject"]
     names = context.candidate_names or {}
+    with_names = clarification_needs_names(context)
     issues: list[Finding] = []
     for alias in dict.fromkeys(a for a in targets if a is not None):
         d = unresolved[alias]
@@ -161,7 +188,7 @@ def clarification_issues(
                 )
             continue
         shown = d.candidate_identities[:CLARIFICATION_MAX_CANDIDATES]
-        labels = {c.identity: c.name for c in names.get(alias, [])}
+        labels = {c.identity: c.name for c in names.get(alias, [])} if with_names else {}
         missing = [i for i in shown if not _number_in(text, i)]
         missing += [
             i for i in shown if i in labels and i not in missing and not _contains(text, labels[i])

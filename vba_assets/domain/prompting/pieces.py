@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
 from vba_assets.domain.prompting.stage_context import (
     InterpretationStageContext,
@@ -273,7 +274,8 @@ def retain_rules(resolution: ResolutionContext) -> list[Pieces]:
 def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
     """Protocol v4's per-case checks: the restatement names each selected affected subject; a
     clarification about an unresolved identity names its competing candidates (with the names
-    the candidate index gives) or, with no candidate, the name the report used."""
+    the candidate index gives, when they fit: :func:`~.rules_v4.clarification_needs_names`) or,
+    with no candidate, the name the report used."""
     resolution = context.resolution
     if resolution is None:
         return []
@@ -292,7 +294,7 @@ def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
                 f"{json_text(n.name)}{said}, never the code {n.alias}.",
             )
         )
-    names = context.candidate_names or {}
+    names = context.candidate_names or {} if clarification_needs_names(context) else {}
     for i, d in enumerate(resolution.unresolved):
         if d.status == "no_match" or not d.candidate_identities:
             text = (
@@ -311,6 +313,9 @@ def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
             text = (
                 f"- A clarification about {d.alias} ({json_text(d.term)}) names its competing "
                 f"candidates with ids and names: {listed}."
+                if known
+                else f"- A clarification about {d.alias} ({json_text(d.term)}) names its "
+                f"competing candidates by id (every candidate's name would not fit): {listed}."
             )
             source = f"{RESOLUTION_CONTEXT}#/unresolved/{i}" + (
                 "" if not known else f" + {CANDIDATES}#/searches"
