@@ -704,3 +704,20 @@ def test_a_short_name_with_one_wrong_letter_is_found_through_a_sub_span_term(
         reports, names, "Elite respawn", "In Elwynn the elite Hoggar respawns after 30 seconds."
     )
     assert [m.quote for m in searches["Hogg"].mentions] == ["Hoggar"]
+
+
+def test_a_kept_name_that_finds_nothing_is_searched_by_its_misspelling_part(
+    reports: Reports, names: NameIndex
+) -> None:
+    # REAL-ATLANTISS-7943 (eval/real/dev2): no name contains "Kel Thuzad" (the catalog writes
+    # Kel'Thuzad), so a search for it finds nothing; "Thuzad" is in ten entities' names and
+    # puts Kel'Thuzad first
+    searches = plan_text(
+        reports,
+        names,
+        "[EN][Raid Boss][Naxxramas] Kel Thuzad not attackable",
+        "As the title of the thread suggest, Kel Thuzad it's not attackable and many achievement "
+        "related to him aren't obtainable.",
+    )
+    assert list(searches) == ["Thuzad"]
+    assert [m.quote for m in searches["Thuzad"].mentions] == ["Kel Thuzad", "Kel Thuzad"]

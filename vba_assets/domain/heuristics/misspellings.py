@@ -168,9 +168,11 @@ def misspellings(
 ) -> list[Term]:
     """Sub-span terms for capitalized mentions that no catalog name equals or contains
     (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places (zone words,
-    or only locative cues: "around the Argent Vanguard") or possessive
-    parts of other names, not inside a kept term's mention, first mentions first."""
-    taken = [span for term in kept for span in term.spans]
+    or only locative cues: "around the Argent Vanguard") or possessive parts of other names, not
+    inside the mention of a kept term that finds something (a kept term that finds nothing,
+    "Kel Thuzad" for Kel'Thuzad, is looked up too: :func:`without_dead_terms`), first mentions
+    first."""
+    taken = [span for term in kept if not term.finds_nothing for span in term.spans]
     found: list[Term] = []
     looked = 0
     for term in grouped:
@@ -195,6 +197,18 @@ def misspellings(
         if narrowed is not None and all(t.key != narrowed.key for t in found):
             found.append(narrowed)
     return found
+
+
+def without_dead_terms(terms: Sequence[Term], found: Sequence[Term]) -> list[Term]:
+    """``terms`` without the ones that find nothing and whose every mention a misspelling term of
+    ``found`` cites ("Kel Thuzad", searched by "Thuzad" instead), then ``found``."""
+    cited = {(s.source, s.start, s.end) for term in found for s in term.spans}
+    kept = [
+        term
+        for term in terms
+        if not (term.finds_nothing and all((s.source, s.start, s.end) in cited for s in term.spans))
+    ]
+    return [*kept, *found]
 
 
 def sharpened(term: Term, sources: Sequence[SourceText], index: NameIndex) -> Term:

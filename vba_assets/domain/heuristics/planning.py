@@ -59,7 +59,7 @@ from vba_assets.domain.heuristics.inflection import inflected_spans
 from vba_assets.domain.heuristics.lexicon import guess_language
 from vba_assets.domain.heuristics.literal_terms import case_safe, literal_term
 from vba_assets.domain.heuristics.markup import read_markup
-from vba_assets.domain.heuristics.misspellings import misspellings, sharpened
+from vba_assets.domain.heuristics.misspellings import misspellings, sharpened, without_dead_terms
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.references import attach_references
 from vba_assets.domain.heuristics.role_reader import RoleReader
@@ -345,7 +345,7 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
         ]
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
         terms = [case_safe(sharpened(t, sources, index), index) for t in terms]
-        terms += misspellings(grouped, terms, index, facts)
+        terms = without_dead_terms(terms, misspellings(grouped, terms, index, facts))
         readers = RoleReader(sources, index, gazetteer)
     searches, unsearched = select_searches(
         rank_terms(terms, language), catalogs, language, context.max_searches, readers

@@ -115,6 +115,18 @@ class Term:
         return {name: ids for name, ids in self.exact.items() if name not in self.weak_catalogs}
 
     @property
+    def finds_nothing(self) -> bool:
+        """No catalog name equals or contains the term, and it has no identity reference, no
+        misspelling and no inflection: a literal contains search for it finds nothing."""
+        return not (
+            self.exact
+            or self.containing
+            or self.reference is not None
+            or self.misspelling is not None
+            or self.inflected
+        )
+
+    @property
     def inflected(self) -> bool:
         """Some mention is an inflected form of a seen catalog name (:mod:`.inflection`)."""
         return any(span.kind in INFLECTED_KINDS for span in self.spans)
