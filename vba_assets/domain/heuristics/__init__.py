@@ -10,8 +10,9 @@ request's structured ``stage_context`` with these functions, never by parsing pr
 It is a baseline that real models are measured against, so it is honest about what it is: its
 replies are labelled as the heuristic's, its rationales name the rule that decided, and each
 module says what it cannot do. It does no IO: the planner's gazetteer reads the versioned name
-index (:mod:`.name_index`) its caller built, never the world database, so a plan depends only on
-the request and the index its reply names.
+index (:mod:`.name_index`) its caller built, never the world database, and the word frequency
+lists of a pinned library (:mod:`.common_words`), so a plan depends only on the request, the index
+its reply names and the heuristic's version.
 """
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
