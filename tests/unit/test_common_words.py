@@ -28,6 +28,9 @@ __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest
         ("Yogg-Saron", "en", False),
         ("Lich King", "en", False),  # several words: never one common word
         ("", "en", False),
+        ("%_", "en", False),  # no letters: wordfreq reads symbols as frequent
+        ("😀", "en", False),
+        ("123", "en", False),
     ],
 )
 def test_common_word(word: str, language: str, common: bool) -> None:

@@ -44,9 +44,10 @@ WORD_LIST = "wordfreq-3.1.1-small"
 @lru_cache(maxsize=8192)
 def common_word(word: str, language: str = "en") -> bool:
     """True when ``word`` (one word) is used at least once per million words in English or in
-    ``language``; False for several words, an empty string, or a rare word."""
+    ``language``; False for several words, a string without letters (wordfreq would read "%_"
+    or an emoji as frequent symbols), or a rare word."""
     text = word.strip()
-    if not text or any(char.isspace() for char in text):
+    if not any(char.isalpha() for char in text) or any(char.isspace() for char in text):
         return False
     languages = ["en"] if language == "en" or language not in LANGUAGES else ["en", language]
     return any(zipf_frequency(text, lang, wordlist="small") >= COMMON_ZIPF for lang in languages)
