@@ -83,3 +83,34 @@ def test_a_misspelling_is_searched_by_a_stretch_the_capture_still_reaches() -> N
     assert best_part("Sindagosa", "sindragosa", identities, index) == "agosa"
     # a localized name is not searched this way (a row per locale crowds its capture)
     assert best_part("Sindagosa", "sindragosa", identities, index, primary=False) is None
+
+
+def test_the_rank_of_stretches_of_real_names_matches_the_real_capture(
+    world: WorldDatabase,
+) -> None:
+    """The first 4 and 7 letters of 150 real ASCII primary names (every 211th), each searched for
+    the creature it was cut from: the predicted position equals the real one, or both say the
+    creature is not among the rows (a stretch in over 1000 names is skipped)."""
+    index = packaged_name_index()
+    names = sorted(
+        (entry.identity, entry.name)
+        for entries in index.by_name.values()
+        for entry in entries
+        if entry.primary and entry.name.isascii()
+    )[::211][:150]
+    checked = 0
+    for identity, name in names:
+        letters = "".join(ch for ch in name if ch.isalpha())
+        for width in (4, 7):
+            if len(letters) < width or letters[:width] not in name:
+                continue
+            term = letters[:width]
+            result = world.contains_search("creature_name", term, 1000)
+            if result.truncated:
+                continue  # a stretch in over 1000 names: the real position is not known
+            rows = result.rows
+            identities = [int(row.identity) for row in rows]
+            expected = identities.index(identity) if identity in identities else None
+            assert index.capture_rank(term, {identity}, primary=True) == expected, (term, name)
+            checked += 1
+    assert checked > 100
