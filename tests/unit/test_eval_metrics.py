@@ -16,7 +16,14 @@ from vba_assets.evaluation.comparison import (
     load_baseline,
     load_results,
 )
-from vba_assets.evaluation.counts import Counts
+from vba_assets.evaluation.counts import (
+    BOUNDS,
+    CACHE_AND_PRICE_FIGURES,
+    COST_FIGURES,
+    HIGHER_IS_BETTER,
+    LOWER_IS_BETTER,
+    Counts,
+)
 from vba_assets.evaluation.dataset import EvalCase
 from vba_assets.evaluation.metrics import covers, primary_search, score_case
 from vba_assets.evaluation.observations import CaseObservation, ObservedCall, ObservedSearch
@@ -428,6 +435,14 @@ def test_the_candidate_recall_ceiling_keeps_the_most_mentioned_entries_within_bu
     unbounded = score_case(case, observation).counts
     assert unbounded.within_budget == unbounded.gold_mentions == 7
     assert score_case(case, observation, 2).counts.rates()["candidate_recall_ceiling"] == 5 / 7
+
+
+def test_every_rate_is_in_exactly_one_category() -> None:
+    """A new rate must say whether the baseline check guards it (higher or lower is better, or a
+    cost that must not change) or only reports it (a bound, a cache or price figure)."""
+    groups = (HIGHER_IS_BETTER, LOWER_IS_BETTER, COST_FIGURES, BOUNDS, CACHE_AND_PRICE_FIGURES)
+    listed = [name for group in groups for name in group]
+    assert sorted(listed) == sorted(Counts().fractions())
 
 
 def test_results_are_grouped_by_language_and_tracker() -> None:

@@ -452,6 +452,17 @@ def test_the_clarification_rule_asks_for_names_only_while_they_fit() -> None:
         ]
         assert all(str(i) in question for i in shown)
     assert "'Wild Wolpertinger'" in (interpret_case(one).ambiguity.clarification_question or "")
+    # a question without the candidates is refused; the correction asks for what the rule wants
+    for context, asks_names in ((one, True), (crowded, False)):
+        output = interpret_case(context)
+        vague = output.model_copy(
+            update={"ambiguity": output.ambiguity.model_copy(
+                update={"clarification_question": "Which Wild Wolpertinger do you mean?"}
+            )}
+        )  # fmt: skip
+        messages = [f.message for f in validate_interpretation(vague, context, V4)]
+        assert any("with their ids" in m for m in messages)
+        assert any("with their ids and names" in m for m in messages) is asks_names
 
 
 # --- 5. the exact account of each request ---------------------------------------------------------

@@ -205,8 +205,8 @@ def clarification_issues(
                     ErrorCode.INTERPRETATION_CLARIFICATION_CANDIDATES,
                     "/ambiguity/clarification_question",
                     f"the question must name the competing candidates of {ctx.labels[alias]} "
-                    f"with their ids and names{more}, so a triager can answer it in one line: "
-                    f"{wanted}",
+                    f"with their ids{' and names' if labels else ''}{more}, so a triager can "
+                    f"answer it in one line: {wanted}",
                     alias,
                 )
             )

@@ -294,7 +294,7 @@ def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
                 f"{json_text(n.name)}{said}, never the code {n.alias}.",
             )
         )
-    names = context.candidate_names or {} if clarification_needs_names(context) else {}
+    names = (context.candidate_names or {}) if clarification_needs_names(context) else {}
     for i, d in enumerate(resolution.unresolved):
         if d.status == "no_match" or not d.candidate_identities:
             text = (
