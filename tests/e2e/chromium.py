@@ -185,7 +185,12 @@ class Chromium:
 
     def click(self, selector: str, text: str, timeout_s: float = 30.0) -> None:
         """Click (real mouse events at its centre) the first visible ``selector`` element whose
-        text starts with ``text``; wait for it to appear and be enabled (bounded)."""
+        text starts with ``text``; wait for it to appear, be enabled and stop moving (bounded).
+
+        The position must read the same twice, 0.3 s apart: the UI renders parts of a dialog as
+        their data arrives, and a click computed before such a layout shift lands on whatever moved
+        under it (a CI run clicked the launch dialog's "All" instead of its partition selector).
+        """
         finder = (
             "((selector, text) => { const e = Array.from(document.querySelectorAll(selector))"
             ".find(e => e.offsetParent !== null && !e.disabled && e.innerText"
@@ -195,16 +200,32 @@ class Chromium:
             f" }})({json.dumps(selector)}, {json.dumps(text)})"
         )
         deadline = time.monotonic() + timeout_s
-        while (position := self.evaluate(finder)) is None:
+        previous = None
+        while (position := self.evaluate(finder)) is None or position != previous:
             if time.monotonic() > deadline:
+                state = "never appeared" if position is None else f"kept moving ({position})"
                 raise PageTextTimeout(
-                    f"no enabled {selector} showing {text!r} after {timeout_s:.0f} s; the page "
-                    f"shows:\n{self.text()[:3000]}"
+                    f"no enabled {selector} showing {text!r} at rest after {timeout_s:.0f} s "
+                    f"({state}); the page shows:\n{self.text()[:3000]}"
                 )
-            time.sleep(0.5)
+            previous = position
+            time.sleep(0.3)
         x, y = position
         for kind in ("mousePressed", "mouseReleased"):
             self._page("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
+    def wait_for_focus(self, selector: str, timeout_s: float = 30.0) -> None:
+        """Wait (bounded) until the focused element matches ``selector``, so typed text lands
+        there and not on whatever had the focus before a popover opened."""
+        probe = f"document.activeElement?.matches({json.dumps(selector)}) ?? false"
+        deadline = time.monotonic() + timeout_s
+        while not self.evaluate(probe):
+            if time.monotonic() > deadline:
+                raise PageTextTimeout(
+                    f"no element matching {selector!r} had the focus after {timeout_s:.0f} s; the "
+                    f"page shows:\n{self.text()[:3000]}"
+                )
+            time.sleep(0.2)
 
     def type_text(self, text: str) -> None:
         """Type ``text`` into the focused element (as keyboard input)."""

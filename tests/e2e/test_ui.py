@@ -185,8 +185,13 @@ def test_a_per_case_backfill_launched_from_the_ui_runs_every_revision_of_that_ca
     before = {backfill["id"] for backfill in client.backfills()}
     browser.open(f"{dagster_ui.base_url}/locations/{settled.job.location}/jobs/{JOB}")
     browser.click("button", "Materialize all", timeout_s=PAGE_TIMEOUT_S)
-    browser.wait_for_text("Launch runs to materialize 6 assets", timeout_s=PAGE_TIMEOUT_S)
+    # the partition section draws its quick-select buttons above the selector once the
+    # partitions load: wait for them so the selector no longer moves
+    browser.wait_for_text(
+        "Launch runs to materialize 6 assets", "Failed and missing", timeout_s=PAGE_TIMEOUT_S
+    )
     browser.click("div", "Select a partition", timeout_s=PAGE_TIMEOUT_S)
+    browser.wait_for_focus('input[placeholder="Filter partitions"]', timeout_s=PAGE_TIMEOUT_S)
     browser.type_text(f"{BACKFILL_CASE}|")
     browser.click("label", f"Select all ({len(wanted)})", timeout_s=PAGE_TIMEOUT_S)
     browser.wait_for_text(f"{len(wanted)} partitions", timeout_s=PAGE_TIMEOUT_S)
