@@ -44,10 +44,8 @@ import json
 import multiprocessing
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,6 +53,15 @@ from typing import Any
 
 import dagster as dg
 from common import emit, machine_info
+from deployment import (
+    INSTANCE_YAML,
+    POSTGRES_STORAGE,
+    create_database,
+    dagster_cli,
+    drop_database,
+    write_workspace_yaml,
+)
+from session_cpu import SessionCpu
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
@@ -81,45 +88,9 @@ EFFICIENCY_TARGET = 0.6
 COST_RATIO_TARGET = 1.2
 REVISION = "0001"
 ASSETS = [spec.name for spec in STAGE_SPECS]
-SAMPLE_INTERVAL_S = 0.2
 SERVER_START_TIMEOUT_S = 300.0
 _CLEARED_ENV = ("VBA_PROJECT_CONFIG", "VBA_LLM_CONFIG", "VBA_WORKSPACE", "DAGSTER_HOME")
 _UNFINISHED = ["QUEUED", "NOT_STARTED", "STARTING", "STARTED", "MANAGED", "CANCELING"]
-
-INSTANCE_YAML = """\
-run_coordinator:
-  module: dagster.core.run_coordinator
-  class: QueuedRunCoordinator
-  config:
-    dequeue_interval_seconds: 1
-    dequeue_use_threads: true
-    dequeue_num_workers: {concurrency}
-concurrency:
-  runs:
-    max_concurrent_runs: {concurrency}
-    tag_concurrency_limits:
-      - key: dagster/partition
-        value:
-          applyLimitPerUniqueValue: true
-        limit: 1
-  pools:
-    granularity: op
-    default_limit: {concurrency}
-telemetry:
-  enabled: false
-"""
-
-POSTGRES_STORAGE = """\
-storage:
-  postgres:
-    postgres_db:
-      hostname: {env: DAGSTER_PG_HOST}
-      port: {env: DAGSTER_PG_PORT}
-      username: {env: DAGSTER_PG_USER}
-      password: {env: DAGSTER_PG_PASSWORD}
-      db_name: {env: DAGSTER_PG_DB}
-"""
-
 
 # --- setup: reports and their recording ---------------------------------------------------------
 
@@ -160,88 +131,6 @@ def record(recordings: Workspace, reports: list[Path], jobs: int) -> float:
     return round(time.perf_counter() - started, 1)
 
 
-# --- CPU of a process session, from /proc -------------------------------------------------------------
-
-
-class SessionCpu:
-    """CPU seconds used by every process of one session since :meth:`start` (sampled)."""
-
-    def __init__(self, session: int) -> None:
-        self.session = session
-        self.ticks = os.sysconf("SC_CLK_TCK")
-        self.baseline: dict[tuple[int, int], float] = {}
-        self.latest: dict[tuple[int, int], float] = {}
-        self.kinds: dict[tuple[int, int], str] = {}
-        self.processes = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _scan(self) -> dict[tuple[int, int], float]:
-        found = {}
-        for entry in os.scandir("/proc"):
-            if not entry.name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            # after the command: state(0) ppid pgrp session(3) ... utime(11) stime(12) ... start(19)
-            if int(fields[3]) != self.session:
-                continue
-            key = (int(entry.name), int(fields[19]))
-            found[key] = (int(fields[11]) + int(fields[12])) / self.ticks
-            if key not in self.kinds:
-                self.kinds[key] = _process_kind(entry.name)
-        return found
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.latest.update(self._scan())
-            self._stop.wait(SAMPLE_INTERVAL_S)
-
-    def start(self) -> None:
-        self.baseline = self._scan()
-        self.latest = dict(self.baseline)
-        self._thread.start()
-
-    def stop(self) -> float:
-        self.latest.update(self._scan())
-        self._stop.set()
-        self._thread.join()
-        self.processes = len(set(self.latest) - set(self.baseline))
-        return sum(self.by_kind().values())
-
-    def by_kind(self) -> dict[str, float]:
-        """CPU seconds per kind of process (run processes, daemon, webserver, code server)."""
-        totals: dict[str, float] = {}
-        for key, cpu in self.latest.items():
-            kind = self.kinds.get(key, "other")
-            totals[kind] = totals.get(kind, 0.0) + cpu - self.baseline.get(key, 0.0)
-        return totals
-
-
-def _process_kind(pid: str) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            command = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
-    except OSError:
-        return "other"
-    for marker, kind in (
-        ("multiprocessing", "run_processes"),
-        ("execute_run", "run_processes"),
-        ("dagster_webserver", "webserver"),
-        ("_daemon run", "daemon"),
-        ("dagster-daemon", "daemon"),
-        ("api grpc", "code_server"),
-        ("code-server", "code_server"),
-        (" dev ", "dagster_dev"),
-    ):
-        if marker in command:
-            return kind
-    return "other"
-
-
 # --- one measurement ---------------------------------------------------------------------------------
 
 _RUN_STATS = """
@@ -269,31 +158,6 @@ def trivial_shape() -> str:
             }
             for spec in STAGE_SPECS
         ]
-    )
-
-
-def write_workspace_yaml(path: Path, graph: str) -> Path:
-    module, directory = (
-        ("vba_assets.defs.simulation", REPO)
-        if graph == "ours"
-        else ("throughput_defs", REPO / "bench")
-    )
-    path.write_text(
-        "load_from:\n  - python_module:\n"
-        f"      module_name: {module}\n      attribute: defs\n"
-        f"      working_directory: {directory}\n      location_name: {graph}\n",
-        encoding="utf-8",
-    )
-    return path
-
-
-def _dagster(args: Sequence[str], env: dict[str, str]) -> None:
-    subprocess.run(
-        [str(Path(sys.executable).with_name("dagster")), *args],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
     )
 
 
@@ -333,9 +197,9 @@ def measure(
         VBA_TRIVIAL_SHAPE=trivial_shape(),
         PYTHONUNBUFFERED="1",
     )
-    _dagster(["instance", "migrate"], env)
+    dagster_cli(["instance", "migrate"], env)
     for pool in (MODEL_POOL, WORLD_DB_POOL):
-        _dagster(["instance", "concurrency", "set", pool, str(concurrency)], env)
+        dagster_cli(["instance", "concurrency", "set", pool, str(concurrency)], env)
     previous = {k: os.environ.get(k) for k in ("DAGSTER_HOME", "DAGSTER_PG_DB")}
     os.environ.update(DAGSTER_HOME=env["DAGSTER_HOME"])
     if storage == "postgres":
@@ -428,35 +292,6 @@ def _checks_passed(client: DagsterGraphQL, keys: list[str]) -> int:
                 if execution is None or not (execution.status == "SUCCEEDED" and execution.success):
                     passed[key] = False
     return sum(passed.values())
-
-
-# --- PostgreSQL (optional) ------------------------------------------------------------------------
-
-
-def _pg_connection() -> Any:
-    import psycopg2
-
-    connection = psycopg2.connect(
-        host=os.environ["DAGSTER_PG_HOST"],
-        port=int(os.environ["DAGSTER_PG_PORT"]),
-        user=os.environ["DAGSTER_PG_USER"],
-        password=os.environ["DAGSTER_PG_PASSWORD"],
-        dbname=os.environ["DAGSTER_PG_DB"],
-    )
-    connection.autocommit = True
-    return connection
-
-
-def create_database(name: str) -> str:
-    with _pg_connection() as connection, connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        cursor.execute(f'CREATE DATABASE "{name}"')
-    return name
-
-
-def drop_database(name: str) -> None:
-    with _pg_connection() as connection, connection.cursor() as cursor:
-        cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 # --- main --------------------------------------------------------------------------------------------
