@@ -78,6 +78,41 @@ def cmd_worlddb(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_cache(args: argparse.Namespace) -> int:
+    """List the cache directory's files with their status; ``--prune`` deletes the stale ones."""
+    from resources.cache_files import prune, scan_cache
+    from vba_assets.worlddata.build import cache_dir
+
+    files = scan_cache()
+    removed = prune(files) if args.prune else []
+    if args.json:
+        rows = [
+            {"path": str(f.path), "size": f.size, "status": f.status, "why": f.why} for f in files
+        ]
+        print(
+            json.dumps(
+                {
+                    "cache_dir": str(cache_dir()),
+                    "files": rows,
+                    "removed": [str(f.path) for f in removed],
+                },
+                indent=2,
+            )
+        )
+        return 0
+    for file in files:
+        gone = " (removed)" if file in removed else ""
+        print(f"{file.status:<11} {file.size / 1e6:8.1f} MB  {file.path}{gone}  [{file.why}]")
+    stale = [f for f in files if f.status == "stale"]
+    total = sum(f.size for f in files) / 1e6
+    print(
+        f"{cache_dir()}: {len(files)} files, {total:.1f} MB; {len(stale)} stale, "
+        f"{sum(f.size for f in stale) / 1e6:.1f} MB"
+        + (f", {len(removed)} removed" if args.prune else " (`vba cache --prune` deletes them)")
+    )
+    return 0
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     """Prove case packages from their own bytes (no API, no DB): exit 5 on any error finding."""
     from vba_assets.pipeline.verification import verify_case, verify_workspace
@@ -215,6 +250,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--workspace", help="workspace root (default: from the project config)")
 
     add("worlddb", cmd_worlddb, "Build (if needed) the embedded demo world DB and print its path.")
+
+    cache = add(
+        "cache",
+        cmd_cache,
+        "List the cache directory's files (demo world DB, heuristic name index) as current, "
+        "stale, in progress or unknown.",
+    )
+    cache.add_argument("--prune", action="store_true", help="delete the stale files")
+    cache.add_argument("--json", action="store_true", help="print the listing as JSON")
 
     trial = sub.add_parser("trial", help="Run one case headless (shares the assets' code path).")
     trial_sub = trial.add_subparsers(dest="trial_command", required=True)

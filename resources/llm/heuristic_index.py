@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from vba_assets.domain.heuristics.gazetteer import is_current_kept_name
 from vba_assets.domain.heuristics.name_index import (
     INDEX_FORMAT,
     PRIMARY,
@@ -54,6 +55,10 @@ INDEX_TABLES = (
 )
 
 T = TypeVar("T")
+#: Between a derived structure's kept name and the index hash in its file name.
+_DERIVED_OF = "-of-"
+#: Between a file's name and its writer's pid and thread in the name of the file being written.
+_TEMP_MARK = ".tmp-"
 _lock = threading.Lock()
 _index: NameIndex | None = None
 
@@ -139,6 +144,27 @@ def cached_index_path(sha256: str) -> Path:
     return cache_dir() / "heuristic" / name
 
 
+def is_current_cache_file(path: Path) -> bool:
+    """Whether a process of this code reads ``path`` (a file of the heuristic cache directory)
+    again: the built index of the packaged data (:func:`cached_index_path`), or a structure
+    derived from it kept under a name this code keeps it under (:class:`CacheDirStore`)."""
+    sha256 = index_sha256(index_sources())
+    if path == cached_index_path(sha256):
+        return True
+    name, of, rest = path.name.rpartition(_DERIVED_OF)
+    return bool(of) and rest == f"{sha256[:16]}.json" and is_current_kept_name(name)
+
+
+def temp_writer_pid(name: str) -> int | None:
+    """The pid of the process writing the temp file named ``name`` (see :func:`_keep`), or None
+    when ``name`` is no temp file of this cache."""
+    if not name.startswith("."):
+        return None
+    _, mark, writer = name.rpartition(_TEMP_MARK)
+    pid, dash, thread = writer.partition("-")
+    return int(pid) if mark and dash and pid.isdigit() and thread.isdigit() else None
+
+
 def _read_cached(sources: dict[str, str]) -> NameIndex | None:
     sha256 = index_sha256(sources)
     document = _read_kept(cached_index_path(sha256))
@@ -161,7 +187,7 @@ class CacheDirStore:
 
     def path(self, name: str) -> Path:
         """The file of the structure kept as ``name``."""
-        return cache_dir() / "heuristic" / f"{name}-of-{self.sha256[:16]}.json"
+        return cache_dir() / "heuristic" / f"{name}{_DERIVED_OF}{self.sha256[:16]}.json"
 
     def load(self, name: str, decode: Callable[[Any], T]) -> T | None:
         with _collector_paused():  # decoding builds as many containers as the parse
@@ -219,7 +245,7 @@ def _keep(path: Path, document: Any) -> None:
     failure to write is not an error (the next process builds again)."""
     body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     header = json.dumps(_header(body)).encode("utf-8")
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    temp = path.with_name(f".{path.name}{_TEMP_MARK}{os.getpid()}-{threading.get_ident()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp.write_bytes(header + b"\n" + body)

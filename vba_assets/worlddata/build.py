@@ -269,7 +269,8 @@ def _temp_prefix(final: Path) -> str:
     return f".{final.name}.{socket.gethostname()}.{os.getpid()}."
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` of this host exists (one of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -279,19 +280,34 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def temp_file_writer(name: str) -> tuple[str, str, int] | None:
+    """``(final file name, host, pid)`` of the builder writing the temp file named ``name``
+    (see :func:`_temp_prefix`), or None when ``name`` is no demo DB's temp file."""
+    if not (name.startswith(f".{_DB_PREFIX}") and name.endswith(_TEMP_SUFFIX)):
+        return None
+    final, dot, rest = name[1:].partition(f"{_DB_SUFFIX}.")
+    parts = rest.rsplit(".", 3)  # host (may hold dots), pid, mkstemp's letters, "tmp"
+    if not dot or len(parts) != 4 or not parts[1].isdigit():
+        return None
+    return final + _DB_SUFFIX, parts[0], int(parts[1])
+
+
+def temp_writer_alive(host: str, pid: int) -> bool:
+    """Whether the writer ``pid`` of ``host`` may still be writing: True for another host,
+    whose processes this one cannot see."""
+    return host != socket.gethostname() or pid_alive(pid)
+
+
 def remove_stale_temp_files(final: Path) -> list[Path]:
     """Delete temp files of ``final`` left by dead builders on this host; return them."""
     removed: list[Path] = []
-    marker = f".{final.name}."
-    host = socket.gethostname()
-    for candidate in final.parent.glob(f"{marker}*{_TEMP_SUFFIX}"):
-        parts = candidate.name[len(marker) :].rsplit(".", 3)
-        if len(parts) != 4 or parts[0] != host or not parts[1].isdigit():
+    for candidate in final.parent.glob(f".{final.name}.*{_TEMP_SUFFIX}"):
+        writer = temp_file_writer(candidate.name)
+        if writer is None or writer[0] != final.name or temp_writer_alive(*writer[1:]):
             continue
-        if not _pid_alive(int(parts[1])):
-            with contextlib.suppress(FileNotFoundError):
-                candidate.unlink()
-                removed.append(candidate)
+        with contextlib.suppress(FileNotFoundError):
+            candidate.unlink()
+            removed.append(candidate)
     return removed
 
 

@@ -17,6 +17,7 @@ segmented; names the index does not hold (an operator's custom creatures) are no
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,7 +31,12 @@ from vba_assets.domain.heuristics.inflection import (
     rules_version,
 )
 from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
-from vba_assets.domain.heuristics.name_index import IndexedName, Keeping, NameIndex
+from vba_assets.domain.heuristics.name_index import (
+    SCAN_KEPT_NAME,
+    IndexedName,
+    Keeping,
+    NameIndex,
+)
 from vba_assets.domain.heuristics.spans import (
     SourceText,
     Span,
@@ -164,7 +170,7 @@ class Gazetteer:
         if not inflects(language):
             return None
         catalogs = hashlib.sha256(json.dumps(self._catalog_key).encode("utf-8")).hexdigest()
-        name = f"inflection-{language}-{rules_version()}-{catalogs[:12]}"
+        name = _inflection_kept_name(language, catalogs[:12])
         return Keeping(name, inflection_document, inflection_from_document)
 
     @property
@@ -196,6 +202,21 @@ class Gazetteer:
 
 #: How many entities :meth:`Gazetteer.containing_catalogs` looks at.
 CONTAINING_LIMIT = 50
+
+
+def _inflection_kept_name(language: str, catalogs: str) -> str:
+    return f"inflection-{language}-{rules_version()}-{catalogs}"
+
+
+def is_current_kept_name(name: str) -> bool:
+    """Whether this code keeps a structure derived from a name index under ``name`` (for any
+    language and any configured catalogs): one kept under another name was kept by another
+    version of the rules or layouts, and no process of this code reads it again."""
+    if name == SCAN_KEPT_NAME:
+        return True
+    pattern = re.escape(_inflection_kept_name("LANG", "CATALOGS"))
+    pattern = pattern.replace("LANG", "[a-z]+").replace("CATALOGS", "[0-9a-f]{12}")
+    return re.fullmatch(pattern, name) is not None
 
 
 def build_gazetteer(catalogs: Sequence[CatalogView], index: NameIndex) -> Gazetteer:

@@ -74,9 +74,10 @@ class Keeping(Generic[T]):
     decode: Callable[[Any], T]
 
 
-#: How :meth:`NameIndex._layout` is kept (it depends on the index alone).
+#: The name :meth:`NameIndex._layout` is kept under (it depends on the index alone).
+SCAN_KEPT_NAME = f"scan-layout-{SCAN_LAYOUT_VERSION}"
 _SCAN: Keeping[ScanLayout] = Keeping(
-    f"scan-layout-{SCAN_LAYOUT_VERSION}", scan_layout_document, scan_layout_from_document
+    SCAN_KEPT_NAME, scan_layout_document, scan_layout_from_document
 )
 
 
