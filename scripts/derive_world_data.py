@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
-from vba_assets.worlddata.build import MANIFEST_NAME, column_converter
+from vba_assets.worlddata.packaged import MANIFEST_NAME, column_converter
 from vba_assets.worlddata.schema import (
     WORLD_TABLES,
     creature_questender,

@@ -44,7 +44,8 @@ from vba_assets.domain.heuristics.name_index_document import (
 )
 from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError
-from vba_assets.worlddata.build import cache_dir, load_manifest, packaged_data_dir
+from vba_assets.worlddata.build import cache_dir
+from vba_assets.worlddata.packaged import load_manifest, packaged_data_dir
 
 #: The packaged tables the index is built from.
 INDEX_TABLES = (

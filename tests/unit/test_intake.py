@@ -21,7 +21,7 @@ from vba_assets.intake import (
 )
 from vba_assets.samples import sample_report_path, sample_report_paths
 from vba_assets.store import Workspace, canonical_bytes, sha256_hex
-from vba_assets.worlddata.build import packaged_data_dir
+from vba_assets.worlddata.packaged import packaged_data_dir
 
 #: Reference rows the tests need, shipped with them (not ../shared, which a fresh clone lacks).
 REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference"

@@ -27,7 +27,8 @@ from vba_assets.worlddata import (
     demo_database_path,
     ensure_demo_database,
 )
-from vba_assets.worlddata.build import BUILDER_VERSION, SQLITE_APPLICATION_ID, packaged_data_dir
+from vba_assets.worlddata.build import BUILDER_VERSION, SQLITE_APPLICATION_ID
+from vba_assets.worlddata.packaged import packaged_data_dir
 from vba_assets.worlddata.schema import (
     TRIGRAM_INDEXED_COLUMNS,
     create_table_statements,

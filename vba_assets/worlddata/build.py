@@ -1,8 +1,8 @@
-"""The packaged world data and the embedded demo SQLite database built from it.
+"""The embedded demo SQLite database, built from the packaged world data.
 
-The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (made by
-``scripts/derive_world_data.py``; see ``data/SOURCES.md``). :func:`ensure_demo_database` turns them
-into a SQLite file in a cache directory on first use and reuses it afterwards:
+The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (read and checked by
+:mod:`vba_assets.worlddata.packaged`). :func:`ensure_demo_database` turns them into a SQLite file in
+a cache directory on first use and reuses it afterwards:
 
 * the file name carries a fingerprint of the packaged data, the DDL (trigram indexes included)
   and :data:`BUILDER_VERSION`, so changed data, a changed schema or a changed build builds a new
@@ -17,44 +17,40 @@ into a SQLite file in a cache directory on first use and reuses it afterwards:
   concurrent builders are harmless (an advisory lock also makes the second one wait and reuse);
 * temp files left by killed builders on this host are removed by the next build.
 
-Every value is checked against the table definitions in :mod:`vba_assets.worlddata.schema` while
-it is read; bad packaged data raises :class:`~vba_assets.errors.InputError` with
-``ErrorCode.WORLD_DATA_INVALID`` naming the file, line and column, and publishes nothing.
+Bad packaged data raises :class:`~vba_assets.errors.InputError` with ``ErrorCode.WORLD_DATA_INVALID``
+naming the file, line and column (see :mod:`~vba_assets.worlddata.packaged`), and publishes nothing.
 """
 
 import contextlib
-import csv
 import functools
-import gzip
 import hashlib
 import json
 import os
-import re
 import socket
 import sqlite3
 import tempfile
 import threading
-import zlib
-from collections.abc import Callable, Iterator
-from importlib.resources import files
+from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Column, Table
-from sqlalchemy.types import CHAR, VARCHAR, Integer
-
 from vba_assets.domain.speed import fast_paths_enabled
-from vba_assets.errors import ConfigError, ErrorCode, InputError
+from vba_assets.errors import ConfigError, ErrorCode
+from vba_assets.worlddata.packaged import (
+    MANIFEST_NAME,
+    iter_table_rows,
+    load_manifest,
+    packaged_data_dir,
+    verify_file_hashes,
+    world_data_invalid,
+)
 from vba_assets.worlddata.schema import (
-    INFO_MAX,
     WORLD_TABLES,
     create_index_statements,
     create_table_statements,
     create_trigram_index_statements,
-    csv_header,
     data_file_name,
-    empty_field_value,
     insert_statement,
     sqlite_dialect,
 )
@@ -66,133 +62,13 @@ BUILDER_VERSION = 2
 TRIGRAM_INDEX_BUILDER_VERSION = 2
 #: Environment variable that overrides the cache directory.
 CACHE_DIR_ENV = "VBA_CACHE_DIR"
-#: Name of the manifest that pins every packaged file (rows, sha256, columns).
-MANIFEST_NAME = "manifest.json"
 #: SQLite ``application_id`` of the demo DB ("VBAW").
 SQLITE_APPLICATION_ID = 0x56424157
 
 _DB_PREFIX = "demo-world-"
 _DB_SUFFIX = ".sqlite"
 _TEMP_SUFFIX = ".tmp"
-_DIGITS = re.compile(r"[0-9]+")
 _process_lock = threading.Lock()
-
-Converter = Callable[[str], Any]
-
-
-def _invalid(message: str, **detail: Any) -> InputError:
-    return InputError(ErrorCode.WORLD_DATA_INVALID, message, **detail)
-
-
-def packaged_data_dir() -> Traversable:
-    """The ``data/`` folder of this package (works from a checkout, a wheel or an egg)."""
-    return files("vba_assets.worlddata") / "data"
-
-
-def load_manifest(data_dir: Traversable | None = None) -> dict[str, Any]:
-    """The parsed ``manifest.json`` of the packaged data, checked for the expected tables."""
-    source = data_dir or packaged_data_dir()
-    try:
-        manifest = json.loads((source / MANIFEST_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise _invalid(
-            f"packaged world data manifest unreadable: {exc}", file=MANIFEST_NAME
-        ) from None
-    tables = manifest.get("tables") if isinstance(manifest, dict) else None
-    expected = {table.name for table in WORLD_TABLES}
-    if not isinstance(manifest, dict) or not isinstance(tables, dict) or set(tables) != expected:
-        raise _invalid(
-            f"{MANIFEST_NAME} must describe exactly the tables {sorted(expected)}",
-            file=MANIFEST_NAME,
-        )
-    described: dict[str, Any] = manifest
-    return described
-
-
-def column_converter(column: Column[Any]) -> Converter:
-    """A function that turns one CSV field into the value stored in ``column``."""
-    empty_allowed, empty_value = empty_field_value(column)
-    column_type = column.type
-    if isinstance(column_type, Integer):
-        maximum = int(column.info[INFO_MAX])
-
-        def to_int(field: str) -> Any:
-            if field == "" and empty_allowed:
-                return empty_value
-            if not _DIGITS.fullmatch(field):
-                raise ValueError(f"expected an unsigned integer, got {field[:40]!r}")
-            value = int(field)
-            if value > maximum:
-                raise ValueError(f"{value} exceeds the column maximum {maximum}")
-            return value
-
-        return to_int
-    length = column_type.length if isinstance(column_type, (CHAR, VARCHAR)) else None
-
-    def to_text(field: str) -> Any:
-        if field == "":
-            if not empty_allowed:
-                raise ValueError("empty value in a required column")
-            return empty_value
-        if length is not None and len(field) > length:
-            raise ValueError(f"{len(field)} characters exceed the column length {length}")
-        return field
-
-    return to_text
-
-
-def iter_table_rows(
-    table: Table, data_dir: Traversable | None = None, *, expected_rows: int | None = None
-) -> Iterator[tuple[Any, ...]]:
-    """Yield ``table``'s packaged rows as tuples in column order, converted and checked.
-
-    Raises:
-        InputError: ``WORLD_DATA_INVALID`` for an unreadable file, a wrong header, a bad value or,
-            when ``expected_rows`` is given, a row count that differs from it.
-    """
-    file_name = data_file_name(table)
-    source = (data_dir or packaged_data_dir()) / file_name
-    columns = list(table.columns)
-    converters = [column_converter(column) for column in columns]
-    header = csv_header(table)
-    count = 0
-    try:
-        with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8", newline="") as text:
-            reader = csv.reader(text, strict=True)
-            first = next(reader, None)
-            if first != header:
-                raise _invalid(
-                    f"{file_name}: header {first!r} is not {header!r}", file=file_name, line=1
-                )
-            for line, fields in enumerate(reader, start=2):
-                if len(fields) != len(columns):
-                    raise _invalid(
-                        f"{file_name}: line {line}: {len(fields)} fields, expected {len(columns)}",
-                        file=file_name,
-                        line=line,
-                    )
-                values = []
-                for column, convert, field in zip(columns, converters, fields, strict=True):
-                    try:
-                        values.append(convert(field))
-                    except ValueError as exc:
-                        raise _invalid(
-                            f"{file_name}: line {line}: column {column.name}: {exc}",
-                            file=file_name,
-                            line=line,
-                            column=column.name,
-                        ) from None
-                count += 1
-                yield tuple(values)
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, csv.Error) as exc:
-        raise _invalid(f"{file_name}: unreadable packaged data: {exc}", file=file_name) from None
-    if expected_rows is not None and count != expected_rows:
-        raise _invalid(
-            f"{file_name}: {count} rows, the manifest says {expected_rows}",
-            file=file_name,
-            rows=count,
-            expected=expected_rows,
-        )
 
 
 def data_fingerprint(data_dir: Traversable | None = None) -> str:
@@ -226,22 +102,12 @@ def _fingerprint(identity_text: str, source: Traversable) -> str:
         try:
             payload = (source / name).read_bytes()
         except OSError as exc:
-            raise _invalid(f"packaged world data file missing: {name}: {exc}", file=name) from None
+            raise world_data_invalid(
+                f"packaged world data file missing: {name}: {exc}", file=name
+            ) from None
         digest.update(f"\n{name}\n{len(payload)}\n".encode())
         digest.update(payload)
     return digest.hexdigest()
-
-
-def _verify_file_hashes(source: Traversable, manifest: dict[str, Any]) -> None:
-    for table in WORLD_TABLES:
-        file_name = data_file_name(table)
-        actual = hashlib.sha256((source / file_name).read_bytes()).hexdigest()
-        if actual != manifest["tables"][table.name].get("sha256"):
-            raise _invalid(
-                f"{file_name}: sha256 {actual} differs from {MANIFEST_NAME}; "
-                "re-run scripts/derive_world_data.py",
-                file=file_name,
-            )
 
 
 def cache_dir() -> Path:
@@ -329,11 +195,13 @@ def _load_sqlite(
         try:
             connection.executemany(insert_statement(table, dialect), rows)
         except sqlite3.IntegrityError as exc:
-            raise _invalid(f"{data_file_name(table)}: {exc}", file=data_file_name(table)) from None
+            raise world_data_invalid(
+                f"{data_file_name(table)}: {exc}", file=data_file_name(table)
+            ) from None
         quoted = dialect.identifier_preparer.quote_identifier(table.name)
         counts[table.name] = int(connection.execute(f"SELECT COUNT(*) FROM {quoted}").fetchone()[0])
         if counts[table.name] != expected:
-            raise _invalid(
+            raise world_data_invalid(
                 f"{data_file_name(table)}: {counts[table.name]} rows stored, expected {expected}",
                 file=data_file_name(table),
             )
@@ -379,7 +247,7 @@ def build_sqlite(path: Path | str, *, data_dir: Traversable | None = None) -> di
     final.parent.mkdir(parents=True, exist_ok=True)
     source = data_dir or packaged_data_dir()
     manifest = load_manifest(source)
-    _verify_file_hashes(source, manifest)
+    verify_file_hashes(source, manifest)
     fd, temp_name = tempfile.mkstemp(
         prefix=_temp_prefix(final), suffix=_TEMP_SUFFIX, dir=final.parent
     )

@@ -29,7 +29,7 @@ from typing import Any
 import pymysql
 
 from vba_assets.errors import ConfigError, ErrorCode, InputError, ResearchUnavailable, VbaError
-from vba_assets.worlddata.build import iter_table_rows, load_manifest
+from vba_assets.worlddata.packaged import iter_table_rows, load_manifest
 from vba_assets.worlddata.schema import (
     WORLD_TABLE_NAMES,
     WORLD_TABLES,
