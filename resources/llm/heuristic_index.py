@@ -150,7 +150,7 @@ def is_current_cache_file(path: Path) -> bool:
     again: the built index of the packaged data (:func:`cached_index_path`), or a structure
     derived from it kept under a name this code keeps it under (:class:`CacheDirStore`)."""
     sha256 = index_sha256(index_sources())
-    if path == cached_index_path(sha256):
+    if path.name == cached_index_path(sha256).name:
         return True
     name, of, rest = path.name.rpartition(_DERIVED_OF)
     return bool(of) and rest == f"{sha256[:16]}.json" and is_current_kept_name(name)

@@ -7,6 +7,7 @@ test fails when the naming of what is written and of what is recognised drift ap
 
 import json
 import os
+import shutil
 import socket
 import time
 from pathlib import Path
@@ -163,3 +164,20 @@ def test_vba_cache_lists_and_prunes(cache: Path, capsys: pytest.CaptureFixture[s
 
 def test_no_cache_directory_lists_nothing(tmp_path: Path) -> None:
     assert scan_cache(tmp_path / "absent") == []
+
+
+def test_another_root_is_read_by_the_same_names(
+    cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _write_current_heuristic_files()
+    database = demo_database_path(cache)
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"db")
+    elsewhere = tmp_path_factory.mktemp("copied") / "cache"
+    shutil.copytree(cache, elsewhere)
+
+    def statuses(root: Path) -> dict[Path, str]:
+        return {f.path.relative_to(root): f.status for f in scan_cache(root)}
+
+    assert statuses(elsewhere) == statuses(cache)
+    assert set(statuses(elsewhere).values()) == {"current"}
