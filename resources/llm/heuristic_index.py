@@ -10,7 +10,7 @@ become tuples only when looked up, see
 :mod:`~vba_assets.domain.heuristics.name_index_document`). Structures derived from the index
 (the inflection indexes, the keys laid out for the contains and misspelling scans) are kept
 there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and
-the index format, so the label the heuristic puts in every reply (``names-1-<sha12>``) names
+the index format, so the label the heuristic puts in every reply (``names-2-<sha12>``) names
 exactly these contents.
 The world database is never opened for it.
 """
@@ -54,6 +54,9 @@ INDEX_TABLES = (
     "creature_queststarter",
     "creature_questender",
 )
+
+#: ``creature_template.rank`` of a boss (0 normal, 1 elite, 2 rare elite, 3 boss, 4 rare).
+BOSS_RANK = "3"
 
 T = TypeVar("T")
 #: Between a derived structure's kept name and the index hash in its file name.
@@ -111,6 +114,10 @@ def _quest_givers() -> set[int]:
     }
 
 
+def _bosses() -> set[int]:
+    return {int(row["entry"]) for row in _rows("creature_template") if row["rank"] == BOSS_RANK}
+
+
 def index_sources() -> dict[str, str]:
     """``file -> sha256`` of the packaged files the index is built from (from the manifest)."""
     tables = load_manifest()["tables"]
@@ -132,7 +139,7 @@ def packaged_name_index() -> NameIndex:
             sources = index_sources()
             _index = _read_cached(sources) if fast_paths_enabled() else None
             if _index is None:
-                _index = build_name_index(_names(), _quest_givers(), sources)
+                _index = build_name_index(_names(), _quest_givers(), sources, _bosses())
                 _write_cached(_index)
             _index.store = CacheDirStore(_index.sha256)  # derived structures kept beside it
         return _index

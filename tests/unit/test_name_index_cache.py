@@ -30,7 +30,7 @@ def _small() -> NameIndex:
         IndexedName(448, "Hogger", ""),
         IndexedName(448, "Hogger", "frFR"),
     ]
-    return build_name_index(names, [23486], SOURCES)
+    return build_name_index(names, [23486], SOURCES, bosses=[448])
 
 
 def _same(left: NameIndex, right: NameIndex) -> None:
@@ -38,6 +38,7 @@ def _same(left: NameIndex, right: NameIndex) -> None:
     assert list(left.by_name.items()) == list(right.by_name.items())  # keys, entries and order
     assert list(left.by_identity.items()) == list(right.by_identity.items())
     assert left.quest_givers == right.quest_givers
+    assert left.bosses == right.bosses
 
 
 def _kept() -> NameIndex | None:

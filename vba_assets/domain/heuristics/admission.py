@@ -3,7 +3,9 @@
 With the gazetteer, a term is kept when it exactly matches a catalog name, or when it has an
 affected or quest-giver cue (a misspelled name is then narrowed to its longest part that some
 catalog name contains: "Glodrak Huntsnipper" -> "Glodrak"), or when it is a capitalized
-multi-word name some catalog name contains. An exact match counts as a name when some mention is
+multi-word name some catalog name contains, or a boss's short form (a single capitalized word that
+is no common word and a word of names most of which are bosses: "Illidan", :func:`short_form`). An
+exact match counts as a name when some mention is
 capitalized (also a single word at the start of a sentence: "Bellygrub respawns instantly."), has
 several words, or has a subject cue. These are never searched on their own, whatever the catalog
 holds:
@@ -203,7 +205,28 @@ def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -
         return term if term.containing else (_narrowed(term, gazetteer, language) or term)
     if term.containing and len(term.words) > 1 and term.proper:
         return term
+    if short_form(term, gazetteer, facts):
+        return term
     return None
+
+
+#: A single word is read as a character's short form only from this many letters on.
+MIN_SHORT_FORM_LETTERS = 4
+
+
+def short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> bool:
+    """A single capitalized word that names no creature itself, that is no common word, and that
+    is a word of names most of which are bosses (:meth:`~.gazetteer.Gazetteer.mostly_bosses`):
+    "Illidan" for Illidan Stormrage, "Mograine", "Razorgore"; not "Stormwind" or "Dalaran",
+    places whose names many ordinary creatures carry."""
+    if len(term.words) != 1 or term.exact or not term.proper or not term.containing:
+        return False
+    text = term.text
+    if len(text) < MIN_SHORT_FORM_LETTERS or is_stopword(text) or is_game_term(text):
+        return False
+    if common_word(text, facts.language) or common_word(text, "en"):
+        return False
+    return gazetteer.mostly_bosses(text)
 
 
 def admit_terms(

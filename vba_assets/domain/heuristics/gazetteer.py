@@ -36,6 +36,7 @@ from vba_assets.domain.heuristics.name_index import (
     IndexedName,
     Keeping,
     NameIndex,
+    words_of,
 )
 from vba_assets.domain.heuristics.spans import (
     SourceText,
@@ -152,6 +153,26 @@ class Gazetteer:
         """How many distinct entities have a name containing ``text`` (stops past ``limit``)."""
         return self.index.containing_count(text, limit)
 
+    def mostly_bosses(self, word: str) -> bool:
+        """Whether ``word`` is a word of the primary names of at most
+        :data:`MAX_SHORT_FORM_ENTITIES` entities, at least :data:`MIN_BOSS_SHARE` of them bosses:
+        a character's short form ("Illidan": 7 of 13, "Mograine": 12 of 18), not a place whose
+        name guards and vendors carry ("Stormwind": 0 of 58, "Dalaran": 0 of 51)."""
+        found = self.index.containing(word, MAX_SHORT_FORM_ENTITIES)
+        if not found or len(found) > MAX_SHORT_FORM_ENTITIES:
+            return False
+        key = normalize_for_match(word)
+        holders = [
+            identity
+            for identity in found
+            if any(
+                entry.primary and key in words_of(entry.name)
+                for entry in self.index.names_of(identity)
+            )
+        ]
+        bosses = sum(1 for identity in holders if self.index.boss(identity))
+        return bool(holders) and bosses >= MIN_BOSS_SHARE * len(holders)
+
     def inflection_index(self, language: str) -> InflectionIndex:
         """The names an inflected mention in ``language`` may stem from: the primary names and
         the names of ``language``'s locales, with the catalogs that hold them (empty for a
@@ -202,6 +223,10 @@ class Gazetteer:
 
 #: How many entities :meth:`Gazetteer.containing_catalogs` looks at.
 CONTAINING_LIMIT = 50
+#: :meth:`Gazetteer.mostly_bosses` looks at the names of at most this many entities.
+MAX_SHORT_FORM_ENTITIES = 40
+#: The share of bosses among them that makes a word a character's short form.
+MIN_BOSS_SHARE = 1 / 3
 
 
 def _inflection_kept_name(language: str, catalogs: str) -> str:

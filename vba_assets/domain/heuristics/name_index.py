@@ -44,7 +44,8 @@ from vba_assets.domain.heuristics.name_scan import (
 from vba_assets.domain.speed import fast_paths_enabled
 
 #: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
-INDEX_FORMAT = 1
+#: 2: the identities of bosses (``rank`` 3 in ``creature_template``), :attr:`NameIndex.bosses`.
+INDEX_FORMAT = 2
 #: The locale of a primary (``creature_template.name``) entry.
 PRIMARY = ""
 T = TypeVar("T")
@@ -107,6 +108,8 @@ class NameIndex:
     by_name: Mapping[str, tuple[IndexedName, ...]]
     by_identity: Mapping[int, tuple[IndexedName, ...]]
     quest_givers: frozenset[int] = frozenset()
+    #: Identities the catalog ranks as bosses (what tells a character's short form from a place).
+    bosses: frozenset[int] = frozenset()
     _keys: tuple[str, ...] = field(default=(), repr=False)
     _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
     _blob: str = field(default="", repr=False)
@@ -171,6 +174,10 @@ class NameIndex:
     def quest_giver(self, identity: int) -> bool:
         """True when ``identity`` starts or ends at least one quest."""
         return identity in self.quest_givers
+
+    def boss(self, identity: int) -> bool:
+        """True when the catalog ranks ``identity`` as a boss."""
+        return identity in self.bosses
 
     def keys(self) -> tuple[str, ...]:
         """Every distinct normalized name, sorted."""
@@ -297,7 +304,10 @@ def index_sha256(sources: Mapping[str, str]) -> str:
 
 
 def build_name_index(
-    names: Iterable[IndexedName], quest_givers: Iterable[int], sources: Mapping[str, str]
+    names: Iterable[IndexedName],
+    quest_givers: Iterable[int],
+    sources: Mapping[str, str],
+    bosses: Iterable[int] = (),
 ) -> NameIndex:
     """The index of ``names`` (empty names and repeated entries are skipped; the result does not
     depend on the order of ``names``)."""
@@ -320,6 +330,7 @@ def build_name_index(
         by_name={key: tuple(value) for key, value in by_name.items()},
         by_identity={key: tuple(value) for key, value in by_identity.items()},
         quest_givers=frozenset(quest_givers),
+        bosses=frozenset(bosses),
     )
 
 

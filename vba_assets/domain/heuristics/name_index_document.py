@@ -40,6 +40,7 @@ def index_document(index: NameIndex) -> dict[str, Any]:
             for identity, entries in index.by_identity.items()
         },
         "quest_givers": sorted(index.quest_givers),
+        "bosses": sorted(index.bosses),
     }
 
 
@@ -66,6 +67,7 @@ def index_from_document(document: Mapping[str, Any], sha256: str) -> NameIndex:
         by_name=LazyEntries(by_name, _name_rows),
         by_identity=LazyEntries({int(k): v for k, v in by_identity.items()}, _identity_rows),
         quest_givers=frozenset(int(i) for i in document["quest_givers"]),
+        bosses=frozenset(int(i) for i in document["bosses"]),
     )
 
 
