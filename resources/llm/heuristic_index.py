@@ -94,10 +94,8 @@ def _rows(table: str) -> Iterator[dict[str, str]]:
         )
 
 
-def _names() -> list[IndexedName]:
-    names = [
-        IndexedName(int(row["entry"]), row["name"], PRIMARY) for row in _rows("creature_template")
-    ]
+def _names(templates: list[dict[str, str]]) -> list[IndexedName]:
+    names = [IndexedName(int(row["entry"]), row["name"], PRIMARY) for row in templates]
     names += [
         IndexedName(int(row["entry"]), row["Name"], row["locale"])
         for row in _rows("creature_template_locale")
@@ -114,8 +112,8 @@ def _quest_givers() -> set[int]:
     }
 
 
-def _bosses() -> set[int]:
-    return {int(row["entry"]) for row in _rows("creature_template") if row["rank"] == BOSS_RANK}
+def _bosses(templates: list[dict[str, str]]) -> set[int]:
+    return {int(row["entry"]) for row in templates if row["rank"] == BOSS_RANK}
 
 
 def index_sources() -> dict[str, str]:
@@ -139,7 +137,10 @@ def packaged_name_index() -> NameIndex:
             sources = index_sources()
             _index = _read_cached(sources) if fast_paths_enabled() else None
             if _index is None:
-                _index = build_name_index(_names(), _quest_givers(), sources, _bosses())
+                templates = list(_rows("creature_template"))  # read and checked once
+                _index = build_name_index(
+                    _names(templates), _quest_givers(), sources, _bosses(templates)
+                )
                 _write_cached(_index)
             _index.store = CacheDirStore(_index.sha256)  # derived structures kept beside it
         return _index
