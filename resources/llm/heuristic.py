@@ -58,7 +58,7 @@ from vba_assets.llm_config import LlmConfig
 
 PROVIDER_NAME = "heuristic"
 HEURISTIC_MODEL = "vba-heuristic"
-HEURISTIC_VERSION = "heuristic-5"
+HEURISTIC_VERSION = "heuristic-6"
 STOP_REASON = "end_turn"
 
 
@@ -126,7 +126,7 @@ class HeuristicProvider:
 
     @property
     def label(self) -> str:
-        """``heuristic-5+names-2-<sha12>``: the heuristic's version (which names the pinned word
+        """``heuristic-6+names-2-<sha12>``: the heuristic's version (which names the pinned word
         lists it reads, :data:`~vba_assets.domain.heuristics.common_words.WORD_LIST`) and the
         index it reads."""
         if self._label is None:

@@ -171,7 +171,7 @@ def misspellings(
     or only locative cues: "around the Argent Vanguard") or possessive parts of other names, not
     inside the mention of a kept term that finds something (a kept term that finds nothing,
     "Kel Thuzad" for Kel'Thuzad, is looked up too: :func:`without_dead_terms`), first mentions
-    first."""
+    first. Mentions whose misspellings are searched by the same part make one term."""
     taken = [span for term in kept if not term.finds_nothing for span in term.spans]
     found: list[Term] = []
     looked = 0
@@ -194,8 +194,15 @@ def misspellings(
             continue
         looked += 1
         narrowed = misspelled_term(term, index)
-        if narrowed is not None and all(t.key != narrowed.key for t in found):
+        if narrowed is None:
+            continue
+        same = next((t for t in found if t.key == narrowed.key), None)
+        if same is None:
             found.append(narrowed)
+        else:  # two spellings searched by one part ("Sind" of "Sindagoza" and "Sindagosa")
+            spans = {(s.source, s.start, s.end): s for s in [*same.spans, *narrowed.spans]}
+            same.spans = sorted(spans.values(), key=lambda s: s.position)
+            same.cues = same.cues + narrowed.cues
     return found
 
 

@@ -24,7 +24,9 @@ Steps, all deterministic:
    in that order up to ``max_searches``; a term that is a word-for-word part of an already taken
    term is skipped and its cues count for the longer term, unless it is a strong exact catalog
    name of several words with a mention outside the longer term ("Large Crag Boars ... the Crag
-   Boars next to them"). Never two searches with the same (term, catalog).
+   Boars next to them"). Never two searches with the same (term, catalog): a term searched by
+   the same text as a taken one ("Thuzad" of "Kel’Thuzad" and of "Kel‘Thuzad") adds its
+   mentions to that search.
 6. Catalog: the one with a unique strong exact match (primary ``name`` catalogs before localized
    ones), else one with any strong exact match, else one with a weak exact match, else one whose
    names contain the term, else by the report's language (a localized catalog for a non-English
@@ -240,6 +242,21 @@ def _nameworthy(term: Term) -> bool:
     return term.reference is not None or term.exact_class < 2 or term.misspelling is not None
 
 
+def _searched_text(term: Term) -> str:
+    """The term a search proposes: literal text any contains search finds (see
+    :func:`~.literal_terms.literal_term`), or a linked identity's words or digits as written."""
+    return term.search_text if term.reference else literal_term(term.search_text)
+
+
+def _cited(spans: Sequence[Span], more: Sequence[Span]) -> list[Span]:
+    """The mentions a search cites, at most :data:`MAX_MENTIONS`: its own ``spans`` first (the
+    first one stays first), then in text order those of ``more`` (another term searched by the
+    same text) that are not among them."""
+    own = {(s.source, s.start, s.end) for s in spans}
+    others = {(s.source, s.start, s.end): s for s in more if (s.source, s.start, s.end) not in own}
+    return [*spans, *sorted(others.values(), key=lambda s: s.position)][:MAX_MENTIONS]
+
+
 def select_searches(
     ranked: Sequence[Term],
     catalogs: Sequence[CatalogView],
@@ -252,7 +269,8 @@ def select_searches(
     chosen: list[tuple[Term, str]] = []
     left: list[Term] = []
     cues: dict[str, RoleCues] = {}
-    seen: set[tuple[str, str, int]] = set()
+    searched: dict[tuple[str, str, int], int] = {}
+    also_cited: dict[int, list[Span]] = {}
     for term in ranked:
         if len(term.search_text) > MAX_TERM_CHARS:
             continue  # an over-long "word" (a log line, a URL) is never searched or proposed
@@ -263,15 +281,20 @@ def select_searches(
         if container is not None and not _own_name(term, container):
             cues[container.key] = cues[container.key] + term.cues
             continue
+        catalog = choose_catalog(term, catalogs, language)
+        identity = term.reference.identity if term.reference is not None else 0
+        same = searched.get((_searched_text(term).casefold(), catalog, identity))
+        if same is not None:
+            # Another term is searched by the same text ("Thuzad" of "Kel’Thuzad" and of
+            # "Kel‘Thuzad"): one search cites the mentions of both (two would be a duplicate).
+            also_cited.setdefault(same, []).extend(term.spans)
+            cues[chosen[same][0].key] = cues[chosen[same][0].key] + term.cues
+            continue
         if len(chosen) >= max_searches:
             if _nameworthy(term) and not any(_is_part(own, t.words) for t in left):
                 left.append(term)
             continue
-        catalog = choose_catalog(term, catalogs, language)
-        identity = term.reference.identity if term.reference is not None else 0
-        if (term.key, catalog, identity) in seen:
-            continue
-        seen.add((term.key, catalog, identity))
+        searched[(_searched_text(term).casefold(), catalog, identity)] = len(chosen)
         chosen.append((term, catalog))
         cues[term.key] = term.cues
     by_name = {c.name: c for c in catalogs}
@@ -291,13 +314,13 @@ def select_searches(
             chosen_roles[fallback] = "affected_subject"
     searches = [
         ProposedSearch(
-            term=term.search_text if term.reference else literal_term(term.search_text),
+            term=_searched_text(term),
             catalog=catalog,
             role=role,
-            mentions=[_citation(s) for s in term.spans[:MAX_MENTIONS]],
+            mentions=[_citation(s) for s in _cited(term.spans, also_cited.get(number, []))],
             reference=_reference(term),
         )
-        for (term, catalog), role in zip(chosen, chosen_roles, strict=True)
+        for number, ((term, catalog), role) in enumerate(zip(chosen, chosen_roles, strict=True))
     ]
     unsearched = [
         UnsearchedName(
