@@ -18,7 +18,9 @@ module decides which term each identity belongs to, with the name index:
   searched by the id's digits and citing the URL (its slug, if any, is the report's wording).
 
 One identity gets one reference (its first link, else its first agreeing number); a term gets
-at most one.
+at most one. A link that holds a zero-width or bidi control character is not read (no cited span
+may cross one: its digits and words cannot be grounded); a link text that holds one is not its
+term (the link is then link-only).
 
 What it cannot do: a link whose id the index does not know (a later expansion's creature, a
 custom server's own numbering) can only be a link-only or link-text term; the controller's fetch
@@ -29,6 +31,7 @@ only when an index name of that same number agrees with a nearby term, which kee
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.heuristics.inflection import inflects, stem
 from vba_assets.domain.heuristics.markup import Link
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex
@@ -61,7 +64,8 @@ def _candidates(sources: Sequence[SourceText], index: NameIndex) -> list[_Candid
         if markup is None:
             continue
         for link in markup.links:
-            found.append(_link_candidate(source, link))
+            if not has_format_control(source.text[link.start : link.end]):
+                found.append(_link_candidate(source, link))
         for number in markup.numbers:
             if index.names_of(number.value):
                 found.append(_Candidate(number.value, source, number.start, number.end, False))
@@ -193,7 +197,7 @@ def _link_term(
         if cut > 0:
             end = start + len(raw[:cut].rstrip())
         text = source.text[start:end].strip()
-        if text and any(char.isalpha() for char in text):
+        if text and any(char.isalpha() for char in text) and not has_format_control(text):
             start = source.text.index(text, start)
             span = Span(source.alias, source.order, start, start + len(text), text, "link_text", 1)
             agreed = next((e for e in names if agrees_with(text, e.name)), None)
