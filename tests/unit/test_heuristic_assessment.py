@@ -246,6 +246,24 @@ def test_evidence_is_the_sentence_or_line_verbatim_and_bounded() -> None:
     assert "Wild Wolpertinger" in quote and quote in long_text
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "### Bloodlord Mandokir",
+        "- Bloodlord Mandokir!",
+        "> **Bloodlord Mandokir**",
+    ],
+)
+def test_a_line_with_markup_around_the_bare_name_is_not_evidence(line: str) -> None:
+    # The controller ignores case, punctuation and spacing (ASSESSMENT_EVIDENCE_NAME_ONLY): such a
+    # line holds only the name, so the next line is taken with it.
+    text = f"{line}\nHe never leaves his raptor."
+    start = text.index("Bloodlord")
+    mention = MentionCitation(source="S2", quote="Bloodlord Mandokir", start=start, end=start + 18)
+    assert evidence_quote(text, mention, ["Bloodlord Mandokir"]) == text
+    assert evidence_quote(line, mention, ["Bloodlord Mandokir"]) is None
+
+
 def test_assessment_is_deterministic(
     workspace: Workspace, world: WorldDatabase, names: NameIndex
 ) -> None:

@@ -59,6 +59,7 @@ from vba_assets.domain.prompting.stage_context import (
     SearchView,
     SourceView,
 )
+from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
     EvidenceQuote,
@@ -83,14 +84,15 @@ def evidence_quote(text: str, mention: MentionCitation, bare: Sequence[str]) -> 
     """The sentence (or line) of ``text`` around the mention, verbatim, never just the name.
 
     The sentence ends at ``.``/``!``/``?`` followed by whitespace, or at a line break. When that
-    is the bare name (a title line), the mention's line and the next line are taken instead; None
-    when even that is only the name. Cut to :data:`MAX_EVIDENCE_CHARS` around the mention.
+    holds no word beyond the names (a title line, ``### Hogger``, ``[b]Hogger[/b]``: the
+    controller's own test, :func:`~vba_assets.domain.resolution.assessment_rules.words_beyond_names`),
+    the mention's line and the next line are taken instead; None when even that holds none. Cut
+    to :data:`MAX_EVIDENCE_CHARS` around the mention.
     """
     ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, mention.start)]
     after = _SENTENCE_END.search(text, mention.end)
     start, end = _strip(text, ends[-1] if ends else 0, after.end() if after else len(text))
-    folded = {normalize_for_match(name) for name in bare}
-    if normalize_for_match(text[start:end]) in folded:
+    if not words_beyond_names(text[start:end], bare):
         line_break = text.find("\n", mention.end)
         next_break = text.find("\n", line_break + 1) if line_break >= 0 else -1
         start, end = _strip(
@@ -98,7 +100,7 @@ def evidence_quote(text: str, mention: MentionCitation, bare: Sequence[str]) -> 
             text.rfind("\n", 0, mention.start) + 1,
             next_break if next_break >= 0 else len(text),
         )
-        if normalize_for_match(text[start:end]) in folded:
+        if not words_beyond_names(text[start:end], bare):
             return None
     if end - start > MAX_EVIDENCE_CHARS:
         left = min(max(start, mention.start - MAX_EVIDENCE_CHARS // 2), end - MAX_EVIDENCE_CHARS)
