@@ -24,7 +24,6 @@ alone, every other entry is still imported).
 """
 
 import os
-import stat
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -41,6 +40,7 @@ from vba_assets.domain.case.report import (
 )
 from vba_assets.domain.case.text import reject, validate_relative_path
 from vba_assets.errors import ConfigError, ErrorCode, InputError, VbaError
+from vba_assets.report_files import decodable, printable, read_confined
 from vba_assets.store import CasePackage, Workspace, canonical_bytes, sha256_hex
 
 REPORT_FILE = "report.json"
@@ -127,7 +127,7 @@ def read_report(report_path: Path) -> SubmittedReport:
     else:
         reject(ErrorCode.REPORT_UNREADABLE, "report", f"{report_path.name!r} does not exist")
     source_name = real_path.name
-    data = _read_confined(folder / report_file_name, folder, "report.json", MAX_REPORT_JSON_BYTES)
+    data = read_confined(folder / report_file_name, folder, "report.json", MAX_REPORT_JSON_BYTES)
     document = parse_report_json(data)
     files: dict[str, bytes] = {}
     budget = MAX_TOTAL_BYTES - len(data)
@@ -137,7 +137,7 @@ def read_report(report_path: Path) -> SubmittedReport:
         path = folder.joinpath(*spec.file.split("/"))
         if not os.path.lexists(path):
             continue  # admission reports the missing file, naming the attachment
-        content = _read_confined(path, folder, f"{spec.field}.file", budget)
+        content = read_confined(path, folder, f"{spec.field}.file", budget)
         budget -= len(content)
         files[spec.file] = content
     return SubmittedReport(source_name, report_file_name, document, files)
@@ -285,40 +285,6 @@ def import_inbox(
     return outcomes
 
 
-def _read_confined(path: Path, real_folder: Path, field: str, max_bytes: int) -> bytes:
-    """Read a regular file that really lies inside ``real_folder``, at most ``max_bytes``."""
-    real = Path(os.path.realpath(path))
-    if not real.is_relative_to(real_folder):
-        reject(
-            ErrorCode.REPORT_INVALID_FIELD,
-            field,
-            f"{path.name!r} resolves (through a symlink) to outside the report's folder",
-        )
-    try:
-        info = os.stat(real)
-        if not stat.S_ISREG(info.st_mode):
-            reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} is not a regular file")
-        if info.st_size > max_bytes:
-            reject(
-                ErrorCode.REPORT_TOO_LARGE,
-                field,
-                f"{path.name!r} is {info.st_size} bytes; the report may hold {max_bytes} more",
-                size=info.st_size,
-                limit=max_bytes,
-            )
-        with open(real, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except FileNotFoundError:
-        reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} does not exist")
-    except OSError as error:
-        reject(
-            ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} cannot be read: {error.strerror}"
-        )
-    if len(data) > max_bytes:
-        reject(ErrorCode.REPORT_TOO_LARGE, field, f"{path.name!r} grew past the size limit")
-    return data
-
-
 def _existing_import(package: CasePackage, case_sha: str, package_id: str) -> ImportResult | None:
     """The earlier result if this exact report was imported; raise if another one was."""
     if not package.exists(PACKAGE_FILE):
@@ -374,21 +340,7 @@ def _refuse_partial_conflict(package: CasePackage, planned: list[tuple[str, byte
         )
 
 
-# --- names and times --------------------------------------------------------------------------------
-
-
-def decodable(name: str) -> bool:
-    """Whether a file name is valid UTF-8 (POSIX hands undecodable bytes over as surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(name: str) -> str:
-    """A file name as printable UTF-8: undecodable bytes shown as ``\\xNN``."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+# --- times ------------------------------------------------------------------------------------------
 
 
 def future_tolerance_default() -> timedelta:

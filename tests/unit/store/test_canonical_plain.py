@@ -23,7 +23,7 @@ from vba_assets.domain import canonical
 from vba_assets.domain.canonical import canonical_bytes, parse_canonical, stored_canonical_bytes
 from vba_assets.domain.speed import FAST_PATHS_ENV
 from vba_assets.errors import StoreError
-from vba_assets.intake import decodable
+from vba_assets.report_files import decodable
 
 WITH_TUPLES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), TEXT),
