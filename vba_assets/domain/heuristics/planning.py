@@ -50,6 +50,7 @@ the farm") yields no search.
 
 from collections.abc import Sequence
 
+from vba_assets.domain.case.text import fold
 from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
 from vba_assets.domain.heuristics.common_words import common_word
 from vba_assets.domain.heuristics.gazetteer import (
@@ -283,7 +284,8 @@ def select_searches(
             continue
         catalog = choose_catalog(term, catalogs, language)
         identity = term.reference.identity if term.reference is not None else 0
-        same = searched.get((_searched_text(term).casefold(), catalog, identity))
+        key = (fold(_searched_text(term)), catalog, identity)  # the controller's duplicate key
+        same = searched.get(key)
         if same is not None:
             # Another term is searched by the same text ("Thuzad" of "Kel’Thuzad" and of
             # "Kel‘Thuzad"): one search cites the mentions of both (two would be a duplicate).
@@ -294,7 +296,7 @@ def select_searches(
             if _nameworthy(term) and not any(_is_part(own, t.words) for t in left):
                 left.append(term)
             continue
-        searched[(_searched_text(term).casefold(), catalog, identity)] = len(chosen)
+        searched[key] = len(chosen)
         chosen.append((term, catalog))
         cues[term.key] = term.cues
     by_name = {c.name: c for c in catalogs}
