@@ -250,6 +250,8 @@ def test_evidence_is_the_sentence_or_line_verbatim_and_bounded() -> None:
     "line",
     [
         "### Bloodlord Mandokir",
+        "[b]Bloodlord Mandokir[/b]",
+        "<strong>Bloodlord Mandokir</strong><br>",
         "- Bloodlord Mandokir!",
         "> **Bloodlord Mandokir**",
     ],

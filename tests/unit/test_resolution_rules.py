@@ -13,7 +13,11 @@ from vba_assets.domain.resolution.models import (
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
 )
-from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.domain.resolution.rules import (
+    validate_assessment,
+    validate_plan,
+    words_beyond_names,
+)
 from vba_assets.errors import ErrorCode
 
 #: The rules a new revision is judged by.
@@ -209,6 +213,22 @@ def test_a_cited_selection_passes_and_becomes_an_n_alias() -> None:
 def test_each_selection_rule(fields: dict[str, Any], expected: str) -> None:
     issues = assessment_issues(ROWS, **(SELECT | fields))
     assert any(expected in issue for issue in issues), issues
+
+
+@pytest.mark.parametrize(
+    ("quote", "left"),
+    [
+        ("Wild Wolpertinger!", []),
+        ("[b]Wild Wolpertinger[/b]", []),  # formatting tags are no words of the report
+        ("[color=#ff0000]WILD wolpertinger[/color]", []),
+        ("<strong>Wild Wolpertinger</strong><br/>", []),
+        ("[i]Wild Wolpertinger[/i] is missing", ["is", "missing"]),
+        ("[url=https://www.wowhead.com/npc=23487]Wild Wolpertinger[/url]", None),  # the id counts
+    ],
+)
+def test_words_beyond_the_names(quote: str, left: list[str] | None) -> None:
+    found = words_beyond_names(quote, ["Wild Wolpertinger"])
+    assert found == left if left is not None else "23487" in found
 
 
 def test_a_truncated_search_cannot_select_and_becomes_a_truncated_d_alias() -> None:

@@ -134,7 +134,8 @@ RULES: dict[ErrorCode, Rule] = {
         4,
         (
             ErrorCode.ASSESSMENT_EVIDENCE_NAME_ONLY,
-            "evidence holds report words beyond the name (case, punctuation, spaces ignored)",
+            "evidence holds report words beyond the name (case, punctuation, spaces and formatting "
+            "tags ignored)",
         ),
     ),
     **_rules(

@@ -84,7 +84,7 @@ def evidence_quote(text: str, mention: MentionCitation, bare: Sequence[str]) -> 
     """The sentence (or line) of ``text`` around the mention, verbatim, never just the name.
 
     The sentence ends at ``.``/``!``/``?`` followed by whitespace, or at a line break. When that
-    holds no word beyond the names (a title line, ``### Hogger``, ``- Hogger!``: the
+    holds no word beyond the names (a title line, ``### Hogger``, ``[b]Hogger[/b]``: the
     controller's own test, :func:`~vba_assets.domain.resolution.assessment_rules.words_beyond_names`),
     the mention's line and the next line are taken instead; None when even that holds none. Cut
     to :data:`MAX_EVIDENCE_CHARS` around the mention.

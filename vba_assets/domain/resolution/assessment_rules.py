@@ -154,13 +154,22 @@ def _selection_issues(
 
 
 _WORD = re.compile(r"\w+")
+#: Text-formatting tags without content of their own (BBCode ``[b]``, ``[color=red]``; HTML
+#: ``<b>``, ``<br/>``): their letters are no words of the report.
+_FORMATTING_TAG = re.compile(
+    r"\[/?(?:b|i|u|s|center|code|quote|spoiler|size|color|font)(?:=[^\]\s]{0,40})?\]"
+    r"|</?(?:b|i|u|s|em|strong|br|p|code|pre|blockquote|span|div|small|big|sub|sup)\s*/?>",
+    re.IGNORECASE,
+)
 
 
 def words_beyond_names(quote: str, names: Sequence[str]) -> list[str]:
     """The words of ``quote`` left once every occurrence of ``names`` is removed, compared after
-    normalising case, punctuation and whitespace (protocol v4: similar names alone are
-    insufficient; ``"Wild Wolpertinger!"`` leaves nothing)."""
-    text = f" {' '.join(_WORD.findall(normalize_for_match(quote)))} "
+    normalising case, punctuation and whitespace, formatting tags left out (protocol v4: similar
+    names alone are insufficient; ``"Wild Wolpertinger!"`` and ``"[b]Hogger[/b]"`` leave
+    nothing)."""
+    plain = _FORMATTING_TAG.sub(" ", quote)
+    text = f" {' '.join(_WORD.findall(normalize_for_match(plain)))} "
     wanted = {" ".join(_WORD.findall(normalize_for_match(name))) for name in names}
     for name in sorted(wanted - {""}, key=lambda n: (-len(n), n)):
         while f" {name} " in text:
