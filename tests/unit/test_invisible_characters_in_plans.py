@@ -21,7 +21,8 @@ from vba_assets.domain.resolution.models import ResolutionPlanOutput
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 
 ZWSP, LRM, RLO = "\u200b", "\u200e", "\u202e"
-STUDY_SPLITS = [Path("eval/real/dev.jsonl"), Path("eval/real/dev2.jsonl")]
+REAL = Path(__file__).resolve().parents[2] / "eval" / "real"
+STUDY_SPLITS = [REAL / "dev.jsonl", REAL / "dev2.jsonl"]
 
 
 def _cited(plan: ResolutionPlanOutput) -> list[str]:

@@ -6,8 +6,8 @@ catalog name contains: "Glodrak Huntsnipper" -> "Glodrak"), or when it is a capi
 multi-word name some catalog name contains, or a boss's short form (a single capitalized word that
 is no common word and a word of names most of which are bosses: "Illidan", :func:`short_form`). An
 exact match counts as a name when some mention is capitalized (also a single word at the start of a
-sentence: "Bellygrub respawns instantly."), has several words, or has a subject cue. These are never searched on their own, whatever the catalog
-holds:
+sentence: "Bellygrub respawns instantly."), has several words, or has a subject cue. These are
+never searched on their own, whatever the catalog holds:
 
 * **common nouns**: a profession, skill or class ("Mining", "Priest"); a single word
   capitalized only at sentence starts that the report also writes in lower case ("Chicken keeps
