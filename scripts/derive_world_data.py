@@ -323,8 +323,8 @@ All numbers are unsigned integers. An empty field is stored as declared per colu
   numbers, without titles).
 * Every creature id in the locale, quest and marker tables exists in `creature_template` (the
   script checks this).
-* Text comparison depends on the backend: the SQLite demo DB uses BINARY collation (its `LIKE`
-  folds ASCII case only); MariaDB uses `utf8mb4_unicode_ci` (case and accent insensitive).
+* Text comparison: MariaDB uses `utf8mb4_unicode_ci` (case and accent insensitive); the SQLite
+  demo DB compares search keys (`vba_search_key`) that fold case and accents the same way.
 * The demo DB is a demonstration catalog. A miss in it never proves that an entity is absent from a
   running server.
 

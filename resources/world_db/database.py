@@ -10,46 +10,51 @@ connection itself (:mod:`resources.world_db.sqlite`, :mod:`resources.world_db.my
 The contains search runs, for a term ``t`` and a limit ``n``::
 
     SELECT identity, name, <data columns> FROM <table>
-    WHERE name IS NOT NULL AND name LIKE :pattern ESCAPE '\\'      -- pattern = %<t escaped>%
-    ORDER BY CASE WHEN lower(name) = lower(:term) THEN 0 ELSE 1 END,
+    WHERE name IS NOT NULL AND <compared name> LIKE :pattern ESCAPE '\\'   -- pattern = %<t escaped>%
+    ORDER BY CASE WHEN <name equals t> THEN 0 ELSE 1 END,
              <character length of name>, name <code-point order>, identity, <other key columns>
     LIMIT :row_limit                                                -- n + 1: truncation check
+
+On MariaDB/MySQL the compared name is ``name`` under its column collation and "equals" is
+``lower(name) = lower(:term)``; on SQLite both sides are search keys (``vba_search_key(name)``, a
+pattern made of ``search_key(t)``, and ``vba_search_key(name) = vba_search_key(:term)``: case and
+accents aside, as AzerothCore's ``utf8mb4_unicode_ci`` compares them,
+:mod:`vba_assets.domain.catalog.search_key`).
 
 On the embedded SQLite demo DB (and any SQLite file its builder made) a catalog whose name column
 has an FTS5 trigram index is searched with the same statement plus one pre-filter conjunct,
 ``AND <primary key> IN (SELECT <primary key> FROM vba_trigram__<table>__<column> WHERE
-<column> LIKE :index_pattern)``, whenever the term has a run of 3+ characters between ``%``/``_``
-(:mod:`resources.world_db.trigram` proves the rows, order and truncation are those of the plain
-statement; ``tests/unit/test_world_db_trigram.py`` checks it on many terms). The capture records
-the statement that ran and its ``index_pattern``; the coverage notes are the same either way.
-``VBA_WORLD_DB_INDEX=off`` (or ``WorldDatabase(..., use_index=False)``) switches the index off.
+<column> LIKE :index_pattern)``, whenever the term's key has a run of 3+ characters between
+``%``/``_`` (:mod:`resources.world_db.trigram` proves the rows, order and truncation are those of the
+plain statement; ``tests/unit/test_world_db_trigram.py`` checks it on many terms). The capture
+records the statement that ran and its ``index_pattern``; the coverage notes are the same either
+way. ``VBA_WORLD_DB_INDEX=off`` (or ``WorldDatabase(..., use_index=False)``) switches the index off
+(a scan then calls ``vba_search_key`` once per name: about 0.5 s on the 238k localized names).
 An operator's MariaDB is never altered and is always searched with the plain statement.
 
 Backend differences (what a capture's coverage notes record; pinned by
 tests/unit/test_world_db_sqlite.py and tests/integration/test_world_db_mariadb.py):
 
-* **SQLite**: ``LIKE`` folds ASCII case only: ``wolf`` matches ``Wolf``, but ``etalon`` and
-  ``étalon`` do not match ``Étalon blanc``, ``ДИКИЙ`` does not match ``Дикий зайцелоп`` and
-  ``strasse`` does not match ``Straßenräuber``. ``lower()`` is ASCII-only too, so an "exact" match
-  is ASCII-case-insensitive. Length is ``length()`` (code points); name order is
-  ``COLLATE BINARY`` (UTF-8 bytes, i.e. code-point order). Zero-width and bidi characters
-  (U+200B, U+202E) are ordinary characters: a term holding one matches only names holding it.
+* **Both** fold case and accents in every script of the catalogs: ``etalon`` and ``ÉTALON`` match
+  ``Étalon blanc``, ``jager`` matches ``Goldark Spatzenjäger`` and ``Glodrak Jägerspatz``,
+  ``ДИКИЙ`` matches ``Дикий зайцелоп``, ``елка`` matches ``Ёлка``; ``й`` and ``и`` stay different
+  letters; ``ß`` is not expanded (``strasse`` does not match ``Straßenräuber``; ``straße`` does).
+  Every term of the tests without a zero-width or bidi character gives the same rows in the same
+  order on both backends.
+* **SQLite** (search keys): length is ``length()`` (code points); name order is ``COLLATE BINARY``
+  (UTF-8 bytes, i.e. code-point order). Zero-width and bidi characters (U+200B, U+202E) are
+  ordinary characters: a term holding one matches only names holding it.
 * **MariaDB** (measured on 10.11.19; the demo tables use AzerothCore's ``utf8mb4_unicode_ci``):
-  ``LIKE`` is case- AND accent-insensitive: ``etalon`` matches ``Étalon blanc``, ``jager``
-  matches ``Goldark Spatzenjäger`` and ``Glodrak Jägerspatz``, ``chassebecasse`` matches
-  ``Archedor Chassebécasse``, ``ДИКИЙ`` matches ``Дикий зайцелоп``. ``ß`` is not expanded in
-  ``LIKE`` (``strasse`` does not match ``Straßenräuber``; ``straße`` does), while
-  ``utf8mb4_general_ci`` would let ``ß`` match ``s``. U+200B and U+202E have no weight of their
-  own: a term of either one matches names holding EITHER one (SQLite: only that one); a name holding
-  one is still not found by the term without it. ``LOWER(name) = LOWER(:term)`` uses the column
-  collation, so the "exact" flag is accent-insensitive, ignores trailing spaces (PAD SPACE) and
-  also folds ligatures and skips ignorable characters (``=`` folds more than ``LIKE``). Length is
+  U+200B and U+202E have no weight of their own: a term of either one matches names holding
+  EITHER one (SQLite: only that one); a name holding one is still not found by the term without
+  it. ``LOWER(name) = LOWER(:term)`` uses the column collation, so the "exact" flag also ignores
+  trailing spaces (PAD SPACE), folds ligatures and skips ignorable characters. Length is
   ``char_length()``; name order is ``COLLATE utf8mb4_bin`` (the column's ``<charset>_bin``: code
   points). Each name column's actual collation is read from ``information_schema.COLUMNS``.
-* ASCII terms over ASCII names (every English creature name of the demo data) give the same rows
-  in the same order on both backends, hostile terms included; for every other term tried MariaDB
-  returned a superset of SQLite's rows. A CHAR column on MariaDB drops trailing spaces from the
-  stored names, which SQLite keeps.
+  Letters newer than its Unicode data (UCA 4.0.0) get no case folding, and it folds a few variant
+  forms (``ς``, ``ſ``) that the key does not (:mod:`vba_assets.evaluation.search_key_parity`
+  measures it on any server). A CHAR column drops trailing spaces from the stored names, which
+  SQLite keeps.
 
 The engine, the mapping of driver errors (an outage raises
 :class:`~vba_assets.errors.ResearchUnavailable`, a write :class:`~vba_assets.errors.ReadOnlyViolation`)
@@ -73,8 +78,8 @@ from resources.world_db.query import (
     fetch_statement,
     identity_coverage_notes,
     indexed_search_statement,
-    like_pattern,
     scalar,
+    search_pattern,
     search_statement,
     to_row,
     validate_limit,
@@ -84,6 +89,7 @@ from resources.world_db.schema import check_allowlisted
 from resources.world_db.trigram import describe as describe_index
 from resources.world_db.trigram import index_enabled, index_pattern
 from vba_assets.config import CatalogConfig, DatabaseConfig, ProjectConfig
+from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
@@ -145,12 +151,12 @@ class WorldDatabase(WorldConnection):
             schema = self._schema()
             bound = schema.catalogs[catalog]
             parameters: dict[str, Any] = {
-                "pattern": like_pattern(term),
+                "pattern": search_pattern(term, self._backend),
                 "term": term,
                 "row_limit": limit + 1,
             }
             index = schema.indexes.get(catalog) if self._use_index else None
-            prefilter = index_pattern(term) if index is not None else None
+            prefilter = index_pattern(search_key(term)) if index is not None else None
             if prefilter is not None:
                 parameters["index_pattern"] = prefilter
             key = (catalog, prefilter is not None)
@@ -276,7 +282,7 @@ class WorldDatabase(WorldConnection):
                     "data_columns": [key for key, _ in bound.data],
                     "collation": bound.name_collation
                     if self._backend == "mysql"
-                    else "BINARY (ordering); LIKE folds ASCII case only",
+                    else "BINARY (ordering); names compared by vba_search_key()",
                     "case_and_accent": case_note(bound, self._backend),
                     "search_index": describe_index(schema.indexes.get(name), self._use_index),
                 }

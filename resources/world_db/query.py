@@ -18,6 +18,7 @@ from sqlalchemy.sql import sqltypes
 from resources.world_db.mysql import binary_collation, describe_collation
 from resources.world_db.schema import BoundCatalog, Charsets, binary_order
 from resources.world_db.trigram import TrigramIndex
+from vba_assets.domain.catalog.search_key import SEARCH_KEY_FUNCTION, search_key
 from vba_assets.domain.catalog.world import CatalogRow, Scalar, SnapshotBinding
 from vba_assets.errors import ErrorCode, InputError
 
@@ -27,8 +28,20 @@ MAX_TERM_LENGTH = 200
 MAX_ROW_LIMIT = 1000
 
 SQLITE_CASE_NOTE = (
-    "backend sqlite: LIKE folds ASCII case only (A-Z = a-z); no accent folding ('emile' does "
-    "not match 'Émile') and no case folding outside ASCII ('é' does not match 'É')"
+    f"backend sqlite: names and the term are compared by {SEARCH_KEY_FUNCTION}(): lower case in "
+    "every script and no accents ('etalon' matches 'Étalon', 'ДИКИЙ' matches 'Дикий', 'й' "
+    "matches 'и'); 'ß' is not expanded ('strasse' does not match 'Straße'); zero-width and bidi "
+    "characters are kept"
+)
+#: The order of a capture's rows on SQLite (the exact match compares search keys).
+SQLITE_ORDER_NOTE = (
+    f"order: exact match of {SEARCH_KEY_FUNCTION}(name) and {SEARCH_KEY_FUNCTION}(term) first, "
+    "then shorter name (characters), then name in code-point order, then identity"
+)
+#: The order of a capture's rows on MariaDB/MySQL (``=`` under the column's collation).
+MYSQL_ORDER_NOTE = (
+    "order: exact match of lower(name) and lower(term) first, then shorter name "
+    "(characters), then name in code-point order, then identity"
 )
 
 _INTEGER_TEXT = re.compile(r"^[+-]?[0-9]{1,20}$")
@@ -122,17 +135,29 @@ def _columns(bound: BoundCatalog) -> Select[Any]:
     )
 
 
+def search_pattern(term: str, backend: str) -> str:
+    """The ``:pattern`` of a contains search: on SQLite, of the term's search key."""
+    return like_pattern(search_key(term) if backend == "sqlite" else term)
+
+
 def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
-    """The literal contains search, ordered exact, length, code point, identity, key."""
+    """The literal contains search, ordered exact, length, code point, identity, key.
+
+    SQLite compares search keys (``vba_search_key(name) LIKE :pattern``, the pattern made of the
+    term's key: :func:`search_pattern`); MariaDB/MySQL compare under the name column's collation.
+    """
     name = bound.name
-    length = func.length(name) if backend == "sqlite" else func.char_length(name)
-    exact_first = case(
-        (func.lower(name) == func.lower(bindparam("term")), literal_column("0")),
-        else_=literal_column("1"),
-    )
+    if backend == "sqlite":
+        key = getattr(func, SEARCH_KEY_FUNCTION)
+        compared, exact = key(name), key(name) == key(bindparam("term"))
+        length = func.length(name)
+    else:
+        compared, exact = name, func.lower(name) == func.lower(bindparam("term"))
+        length = func.char_length(name)
+    exact_first = case((exact, literal_column("0")), else_=literal_column("1"))
     return (
         _columns(bound)
-        .where(name.is_not(None), name.like(bindparam("pattern"), escape="\\"))
+        .where(name.is_not(None), compared.like(bindparam("pattern"), escape="\\"))
         .order_by(
             exact_first,
             length,
@@ -192,8 +217,7 @@ def coverage_notes(
         case_note(bound, backend),
         f"literal contains filter: the term anywhere in {where}, with '%', '_' and '\\' "
         "matched literally; rows whose name is NULL are never returned",
-        "order: exact match of lower(name) and lower(term) first, then shorter name "
-        "(characters), then name in code-point order, then identity",
+        SQLITE_ORDER_NOTE if backend == "sqlite" else MYSQL_ORDER_NOTE,
         f"a miss is scoped to catalog '{bound.config.name}', this filter and snapshot "
         f"'{binding.label}' (schema {binding.schema_fingerprint[:16]}); it never proves that "
         "an entity is absent from the running world",

@@ -21,6 +21,10 @@ stays strict: no write action is ever allowed. A virtual table stays connected f
 the connection; only a schema change (impossible on the read-only, never-rewritten demo file)
 would reconnect it, and that would fail loudly under the authorizer, never write.
 
+Every connection defines one SQL function, ``vba_search_key(text)``
+(:func:`vba_assets.domain.catalog.search_key.search_key`, deterministic): the contains search
+compares names and terms by that key, case and accents aside (:mod:`resources.world_db.query`).
+
 A progress handler enforces the statement time limit: each statement gets a deadline of
 ``statement_timeout_s`` when SQLAlchemy sends it, and SQLite aborts it ("interrupted") once the
 deadline has passed. The busy timeout (waiting on another process's lock) is the same value.
@@ -38,6 +42,8 @@ from urllib.parse import quote
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.pool import QueuePool
+
+from vba_assets.domain.catalog.search_key import SEARCH_KEY_FUNCTION, sql_search_key
 
 #: PRAGMAs whose argument is a table or index name; they only read the schema.
 READ_PRAGMAS_WITH_ARGUMENT = frozenset(
@@ -146,6 +152,7 @@ def open_read_only(
     )
     try:
         connection.execute("PRAGMA query_only = ON")
+        connection.create_function(SEARCH_KEY_FUNCTION, 1, sql_search_key, deterministic=True)
         _connect_virtual_tables(connection, virtual_tables)
         connection.set_authorizer(read_only_authorizer(readable_tables))
         deadline = _Deadline()

@@ -2,31 +2,37 @@
 
 The demo DB builder (:mod:`vba_assets.worlddata.build`) creates, for each name column in
 ``TRIGRAM_INDEXED_COLUMNS``, an FTS5 table ``vba_trigram__<table>__<column>`` with
-``tokenize='trigram'`` holding every non-NULL name and the row's primary key. SQLite answers
+``tokenize='trigram'`` holding the search key of every non-NULL name (``vba_search_key(name)``,
+:mod:`vba_assets.domain.catalog.search_key`) and the row's primary key. SQLite answers
 ``<index>.<column> LIKE :index_pattern`` from that index (ARCHITECTURE 14: 0.7 ms against 35 ms for a
 scan of 240k names). The indexed contains search (:func:`resources.world_db.query.indexed_search_statement`)
-is the literal contains search with ONE more conjunct::
+is the contains search with ONE more conjunct::
 
     AND <primary key> IN (SELECT <primary key> FROM <index> WHERE <index>.<column> LIKE :index_pattern)
 
-**Why the rows are exactly those of the scan.** The literal filter (``name IS NOT NULL AND name
-LIKE :pattern ESCAPE '\\'``), the ORDER BY and the LIMIT are unchanged, so the extra conjunct can
-only remove rows. It removes none, because every row the literal filter accepts is among the
-index's candidates:
+where ``:index_pattern`` is :func:`index_pattern` of the term's search key.
 
-* the index holds every non-NULL name of the table with its primary key: both are written from the
-  same rows in the same transaction, and the file is published read-only (only a file whose
-  ``application_id`` and ``user_version`` say it was built that way is trusted: :func:`discover`);
-* :func:`index_pattern` keeps only runs of the term between ``%`` and ``_`` that are at least
-  :data:`MIN_INDEXED_RUN` characters long, in order, joined by ``%``: any name that contains the
-  term literally matches it (a ``%`` stands for what was dropped, an escaped ``%``/``_`` of the
+**Why the rows are exactly those of the scan.** The filter (``name IS NOT NULL AND
+vba_search_key(name) LIKE :pattern ESCAPE '\\'``, the pattern made of the term's key), the ORDER BY
+and the LIMIT are unchanged, so the extra conjunct can only remove rows. It removes none, because
+every row the filter accepts is among the index's candidates:
+
+* the index holds the search key of every non-NULL name of the table with its primary key: both
+  are written from the same rows in the same transaction, by the same key function, and the file is
+  published read-only (only a file whose ``application_id`` and ``user_version`` say it was built
+  that way is trusted: :func:`discover`; the file's name carries the key's Unicode version, so a
+  Python with another Unicode version builds its own file);
+* so an accepted row's indexed key contains the term's key literally (up to ASCII case, which
+  ``LIKE`` folds); :func:`index_pattern` keeps only runs of that key between ``%`` and ``_`` that are
+  at least :data:`MIN_INDEXED_RUN` characters long, in order, joined by ``%``: any key that contains
+  the term's key matches it (a ``%`` stands for what was dropped, an escaped ``%``/``_`` of the
   literal pattern is one character a ``%`` also covers), so the pre-filter is a superset;
 * FTS5 turns each run of 3 or more characters into the phrase of its trigrams and keeps a row when
-  every phrase occurs in its name. The trigram tokenizer folds case with full Unicode case folding
-  (``case_sensitive 0``) on both the index and the pattern, one code point to one code point, so
-  a name that ``LIKE`` matches (ASCII case folding only) contains the pattern's folded trigrams.
-  SQLite then re-checks the pre-filter's ``LIKE`` on the index row (FTS5 does not mark it as
-  answered), which the same argument shows every literal match passes.
+  every phrase occurs in its indexed key. The trigram tokenizer folds case with full Unicode case
+  folding (``case_sensitive 0``) on both the index and the pattern, one code point to one code
+  point, so a key that ``LIKE`` matches contains the pattern's folded trigrams. SQLite then
+  re-checks the pre-filter's ``LIKE`` on the index row (FTS5 does not mark it as answered), which
+  the same argument shows every accepted row passes.
 
 Runs are counted in characters, not bytes: SQLite 3.40's FTS5 splits a LIKE pattern into runs of
 3+ BYTES, and a run of 3+ bytes but fewer than 3 characters (``’``, ``Дд``, U+200B) has no trigram

@@ -8,7 +8,9 @@
   :func:`~vba_assets.evaluation.runner.main`, the command line;
 * :mod:`.observing`: reads an evaluated revision into an observation (IO);
 * :mod:`.report`: ``results.json`` and ``results.md``;
-* :mod:`.comparison`: the committed baseline and ``vba eval --compare``.
+* :mod:`.comparison`: the committed baseline and ``vba eval --compare``;
+* :mod:`.search_key_parity`: how far the SQLite search key agrees with a MariaDB collation,
+  measured on a real server.
 
 ``run_eval`` and ``main`` are importable from here; they load the pipeline only when used.
 """

@@ -4,12 +4,12 @@ The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (read a
 :mod:`vba_assets.worlddata.packaged`). :func:`ensure_demo_database` turns them into a SQLite file in
 a cache directory on first use and reuses it afterwards:
 
-* the file name carries a fingerprint of the packaged data, the DDL (trigram indexes included)
-  and :data:`BUILDER_VERSION`, so changed data, a changed schema or a changed build builds a new
+* the file name carries a fingerprint of the packaged data, the DDL (trigram indexes included),
+  :data:`BUILDER_VERSION` and the search key's code and Unicode version, so changed data, a changed schema or a changed build builds a new
   file and never reuses a stale one (a file built before the trigram indexes existed is never
   reused: its name differs);
-* the name catalogs get FTS5 trigram indexes (:func:`create_trigram_indexes`, see
-  :mod:`vba_assets.worlddata.schema`); ``PRAGMA user_version`` is :data:`BUILDER_VERSION` and
+* the name catalogs get FTS5 trigram indexes of their names' search keys
+  (:func:`create_trigram_indexes`, see :mod:`vba_assets.worlddata.schema`); ``PRAGMA user_version`` is :data:`BUILDER_VERSION` and
   ``PRAGMA application_id`` is :data:`SQLITE_APPLICATION_ID`, which is how the world DB resource
   knows the indexes were built by this code from the same rows;
 * the build writes a temp file in the same directory, fsyncs it and publishes it with
@@ -24,6 +24,7 @@ naming the file, line and column (see :mod:`~vba_assets.worlddata.packaged`), an
 import contextlib
 import functools
 import hashlib
+import inspect
 import json
 import os
 import socket
@@ -35,6 +36,12 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from vba_assets.domain.catalog import search_key as search_key_module
+from vba_assets.domain.catalog.search_key import (
+    SEARCH_KEY_FUNCTION,
+    UNICODE_VERSION,
+    sql_search_key,
+)
 from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.worlddata.packaged import (
@@ -56,10 +63,10 @@ from vba_assets.worlddata.schema import (
 )
 
 #: Bump when the way the SQLite file is built changes (the schema is fingerprinted separately).
-#: 2: FTS5 trigram indexes of the name catalogs.
-BUILDER_VERSION = 2
-#: The first builder version whose files carry the trigram indexes.
-TRIGRAM_INDEX_BUILDER_VERSION = 2
+#: 2: FTS5 trigram indexes of the name catalogs. 3: the indexes hold search keys, not names.
+BUILDER_VERSION = 3
+#: The first builder version whose trigram indexes hold search keys (an older index is not used).
+TRIGRAM_INDEX_BUILDER_VERSION = 3
 #: Environment variable that overrides the cache directory.
 CACHE_DIR_ENV = "VBA_CACHE_DIR"
 #: SQLite ``application_id`` of the demo DB ("VBAW").
@@ -72,7 +79,8 @@ _process_lock = threading.Lock()
 
 
 def data_fingerprint(data_dir: Traversable | None = None) -> str:
-    """sha256 over the builder version, the SQLite DDL and every packaged file's bytes.
+    """sha256 over the builder version, the search key's Unicode version and code (the trigram
+    indexes hold search keys), the SQLite DDL and every packaged file's bytes.
 
     The packaged data's files are read and hashed once per process and builder identity: they ship
     with the installed package (``VBA_FAST_PATHS=off`` reads them every time).
@@ -80,6 +88,8 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
     dialect = sqlite_dialect()
     identity = {
         "builder_version": BUILDER_VERSION,
+        "search_key_unicode": UNICODE_VERSION,
+        "search_key_code": _search_key_code(),
         "ddl": create_table_statements(dialect)
         + create_index_statements(dialect)
         + create_trigram_index_statements(dialect),
@@ -88,6 +98,13 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
     if data_dir is None and fast_paths_enabled():
         return _packaged_fingerprint(identity_text)
     return _fingerprint(identity_text, data_dir or packaged_data_dir())
+
+
+@functools.lru_cache(maxsize=1)
+def _search_key_code() -> str:
+    """sha256 of the search key's module: the trigram indexes hold keys it computed, so a changed
+    key rule (say, one more letter of its own) must build a new file, never reuse a stale one."""
+    return hashlib.sha256(inspect.getsource(search_key_module).encode("utf-8")).hexdigest()
 
 
 @functools.lru_cache(maxsize=4)
@@ -219,6 +236,7 @@ def create_trigram_indexes(connection: sqlite3.Connection) -> None:
         ConfigError: ``CONFIG_INVALID`` when this SQLite has no FTS5 trigram tokenizer (SQLite
             3.34 or later with FTS5, as in CPython's builds and Debian's libsqlite3).
     """
+    connection.create_function(SEARCH_KEY_FUNCTION, 1, sql_search_key, deterministic=True)
     for statement in create_trigram_index_statements(sqlite_dialect()):
         try:
             connection.execute(statement)

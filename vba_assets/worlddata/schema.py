@@ -24,8 +24,9 @@ and a required column rejects an empty field.
 
 **Trigram indexes (SQLite demo DB only).** Each name column in :data:`TRIGRAM_INDEXED_COLUMNS` gets
 an FTS5 table ``vba_trigram__<table>__<column>`` (``tokenize='trigram'``, ``detail=full``) holding
-the name and the table's primary-key columns (``UNINDEXED``), filled from the table in the same
-transaction as the load (:func:`create_trigram_index_statements`). SQLite answers
+the name's search key (``vba_search_key(name)``: lower case, no accents, see
+:mod:`vba_assets.domain.catalog.search_key`) and the table's primary-key columns (``UNINDEXED``),
+filled from the table in the same transaction as the load (:func:`create_trigram_index_statements`). SQLite answers
 ``<fts>.<column> LIKE '%abc%'`` from that index (ARCHITECTURE 14): the world DB resource uses it
 only as a pre-filter of the literal contains search (``resources/world_db/trigram.py``). An
 operator's MariaDB is never indexed or altered.
@@ -48,6 +49,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import mysql, sqlite
 from sqlalchemy.schema import CreateIndex, CreateTable
 from sqlalchemy.types import TypeEngine
+
+from vba_assets.domain.catalog.search_key import SEARCH_KEY_FUNCTION
 
 #: Dialect names the MySQL-family variants apply to (SQLAlchemy names MariaDB ``mariadb``).
 _MYSQL_FAMILY = ("mysql", "mariadb")
@@ -234,8 +237,10 @@ def trigram_key_columns(table: str) -> list[str]:
 def create_trigram_index_statements(dialect: Dialect) -> list[str]:
     """``CREATE VIRTUAL TABLE ... USING fts5``, the fill and an ``optimize`` per indexed column.
 
-    Run after the bulk load, in the same transaction. Rows with a NULL name are not indexed
-    (a contains search never returns them). Identifiers come from this module only.
+    Run after the bulk load, in the same transaction, on a connection that defines
+    ``vba_search_key`` (the index holds each name's search key under the name column's name).
+    Rows with a NULL name are not indexed (a contains search never returns them). Identifiers
+    come from this module only.
     """
     quote = dialect.identifier_preparer.quote_identifier
     statements: list[str] = []
@@ -243,12 +248,15 @@ def create_trigram_index_statements(dialect: Dialect) -> list[str]:
         index = quote(trigram_index_name(table, column))
         keys = trigram_key_columns(table)
         columns = ", ".join([quote(column), *(f"{quote(key)} UNINDEXED" for key in keys)])
-        selected = ", ".join(quote(name) for name in [column, *keys])
+        targets = ", ".join(quote(name) for name in [column, *keys])
+        selected = ", ".join(
+            [f"{SEARCH_KEY_FUNCTION}({quote(column)})", *(quote(key) for key in keys)]
+        )
         order = ", ".join(quote(key) for key in keys)
         statements += [
             f"CREATE VIRTUAL TABLE {index} USING fts5({columns}, "
             "tokenize = 'trigram', detail = full)",
-            f"INSERT INTO {index} ({selected}) SELECT {selected} FROM {quote(table)} "
+            f"INSERT INTO {index} ({targets}) SELECT {selected} FROM {quote(table)} "
             f"WHERE {quote(column)} IS NOT NULL ORDER BY {order}",
             f"INSERT INTO {index} ({index}) VALUES ('optimize')",
         ]

@@ -6,6 +6,7 @@ __all__ = [
     "lookup_result",
     "matching",
     "names",
+    "search_key",
     "suggestions",
     "world",
 ]

@@ -146,8 +146,9 @@ def query_terms(query: str) -> list[str]:
     invisible characters stay). A contains search is literal, so variants follow: with an
     apostrophe, each of ``'`` and ``’`` (frFR names use ``’``); with a name separator, each of
     ``·``, ``‧`` and ``・`` (zhCN and zhTW differ); lower-case and capitalized forms when they
-    change a letter outside ASCII (SQLite's ``LIKE`` folds ASCII case only, so ``тралл`` would
-    miss ``Тралл``). Terms that differ only in ASCII case are searched once.
+    change a letter outside ASCII (every backend folds ASCII case; beyond it the embedded SQLite
+    and ``utf8mb4_unicode_ci`` fold too, but a case-sensitive collation would let ``тралл`` miss
+    ``Тралл``). Terms that differ only in ASCII case are searched once.
     """
     literal = " ".join(unicodedata.normalize("NFC", query).split())
     unified = unify_punctuation(literal)

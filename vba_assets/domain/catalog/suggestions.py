@@ -46,7 +46,7 @@ def _ascii_fold(text: str) -> str:
 
 def probe_words(query: str) -> list[str]:
     """The query's distinct words of at least :data:`MIN_PROBE_CHARS` characters, longest first
-    (ties in query order), as typed: case is kept because SQLite folds only ASCII case."""
+    (ties in query order), as typed: case is kept because not every collation folds case beyond ASCII."""
     words = list(dict.fromkeys(split_tokens(unify_punctuation(query))))
     useful = [word for word in words if len(word) >= MIN_PROBE_CHARS]
     return sorted(useful, key=lambda word: -len(word))

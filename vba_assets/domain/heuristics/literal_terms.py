@@ -1,8 +1,10 @@
 """Terms that any literal contains search finds (pure logic).
 
 A search term must be literal text of the report, and a catalog's contains search compares it
-literally: SQLite's ``LIKE`` folds ASCII case only (ARCHITECTURE 14), and no backend folds a
-typographic apostrophe into the ASCII one the catalogs hold. So a name the report writes
+literally: the planner counts only on what every backend folds, ASCII case (the embedded SQLite's
+search key and ``utf8mb4_unicode_ci`` fold case and accents in every script, a case-sensitive
+collation would not), and no backend folds a typographic apostrophe into the ASCII one the
+catalogs hold. So a name the report writes
 differently from the catalog in those respects is searched by the longest part of it that the
 catalog name holds as written:
 

@@ -250,9 +250,9 @@ class NameIndex:
         order (ARCHITECTURE 6.2: the exact name first, then shorter names, then by name, then by
         identity and locale), or None when no row of theirs matches.
 
-        The index folds case (and unifies punctuation) fully where SQLite folds ASCII only, so
-        this is the order an accent- and case-insensitive backend gives; for an ASCII ``text``
-        SQLite agrees on the real names (``tests/unit/test_capture_rank.py``), barring names
+        The index folds case (and unifies punctuation) fully, so this is the order an accent- and
+        case-insensitive backend gives (the embedded SQLite's search key, MariaDB's
+        ``utf8mb4_unicode_ci``); for an ASCII ``text`` SQLite agrees on the real names (``tests/unit/test_capture_rank.py``), barring names
         whose folding differs ("ß" holds "ss" for the index, not for SQLite)."""
         exact = text.casefold()
         rows = sorted(
