@@ -68,6 +68,21 @@ def test_primary_search_is_the_closest_in_length_then_plan_order() -> None:
     assert primary_search([short], "Hogger") == (None, [])
 
 
+def test_an_identity_search_covers_the_id_part_of_its_link() -> None:
+    """A link-only mention ``npc=2911`` is covered by the search of ``[Quest-NPC](...?npc=2911)``,
+    whose term is the link text; not by a search of another id, nor by a plain search."""
+    link = "http://datenbank.classic-wow.org/?npc=2911"
+    linked = ObservedSearch("Q1", "Quest-NPC", "quest_giver", linked=(2911, link))
+    assert primary_search([linked], "npc=2911") == (linked, [linked])
+    assert primary_search([linked], "NPC=2911")[0] == linked  # case-insensitive, like covers
+    other = ObservedSearch("Q1", "Quest-NPC", "quest_giver", linked=(2912, link))
+    assert primary_search([other], "npc=2911") == (None, [])
+    plain = _search("Q1", "Quest-NPC")
+    assert primary_search([plain], "npc=2911") == (None, [])
+    assert primary_search([linked], "npc=29110") == (None, [])  # not in the link
+    assert primary_search([linked], "datenbank") == (None, [])  # writes no id
+
+
 def test_mention_recall_counts_covered_mentions_including_null_gold() -> None:
     case = _case(
         [

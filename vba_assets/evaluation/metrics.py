@@ -7,6 +7,7 @@ cases before :meth:`Counts.rates` (:mod:`vba_assets.evaluation.counts`). Every m
 a change to the scoring here changes that section too.
 """
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -111,11 +112,27 @@ def covers(term: str, surface: str) -> bool:
     return folded_term in folded_surface or folded_surface in folded_term
 
 
+def links_to(search: ObservedSearch, surface: str) -> bool:
+    """Whether ``search`` is the identity-reference search of a link that ``surface`` is the id
+    part of (a link-only mention ``npc=2911`` of ``[Quest-NPC](...?npc=2911)``: the search's term
+    is the link text, its identity the id the surface writes)."""
+    if search.linked is None:
+        return False
+    identity, link = search.linked
+    folded = fold(surface)
+    return bool(folded) and folded in fold(link) and str(identity) in re.findall(r"\d+", surface)
+
+
+def covers_mention(search: ObservedSearch, surface: str) -> bool:
+    """Whether ``search`` covers a mention (see "covers" in ``eval/README.md``)."""
+    return covers(search.term, surface) or links_to(search, surface)
+
+
 def primary_search(
     searches: Sequence[ObservedSearch], surface: str
 ) -> tuple[ObservedSearch | None, list[ObservedSearch]]:
     """The primary covering search of ``surface`` and every covering search."""
-    covering = [search for search in searches if covers(search.term, surface)]
+    covering = [search for search in searches if covers_mention(search, surface)]
     if not covering:
         return None, []
     size = len(fold(surface))
@@ -219,7 +236,7 @@ def score_case(
         if s.status == "selected" and s.selected is not None
     }
     gold_entries = {m.gold_entry for m in case.mentions if m.gold_entry is not None}
-    matched = [s for s in searches if any(covers(s.term, m.surface) for m in case.mentions)]
+    matched = [s for s in searches if any(covers_mention(s, m.surface) for m in case.mentions)]
     by_stage: dict[str, int] = {}
     replies: dict[str, int] = {}
     rejections: dict[str, int] = {}

@@ -24,6 +24,8 @@ class ObservedSearch:
     truncated: bool = False
     status: SearchStatus = "unassessed"
     selected: Identity | None = None
+    #: An identity-reference search's linked id and the link as the report writes it (protocol 4).
+    linked: tuple[Identity, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,11 @@ def observe_case(
                 truncated=indexed.truncated if indexed else False,
                 status=status,
                 selected=selected,
+                linked=(
+                    (proposed.reference.identity, proposed.reference.link.quote)
+                    if proposed.reference is not None
+                    else None
+                ),
             )
         )
     return CaseObservation(
