@@ -29,9 +29,9 @@ MAX_ROW_LIMIT = 1000
 
 SQLITE_CASE_NOTE = (
     f"backend sqlite: names and the term are compared by {SEARCH_KEY_FUNCTION}(): lower case in "
-    "every script and no accents ('etalon' matches 'Étalon', 'ДИКИЙ' matches 'Дикий', 'й' "
-    "matches 'и'); 'ß' is not expanded ('strasse' does not match 'Straße'); zero-width and bidi "
-    "characters are kept"
+    "every script and no accents, as utf8mb4_unicode_ci ('etalon' matches 'Étalon', 'ДИКИЙ' "
+    "matches 'Дикий', 'елка' matches 'Ёлка'; 'й' stays a letter of its own); 'ß' is not "
+    "expanded ('strasse' does not match 'Straße'); zero-width and bidi characters are kept"
 )
 #: The order of a capture's rows on SQLite (the exact match compares search keys).
 SQLITE_ORDER_NOTE = (

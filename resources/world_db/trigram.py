@@ -19,9 +19,9 @@ every row the filter accepts is among the index's candidates:
 
 * the index holds the search key of every non-NULL name of the table with its primary key: both
   are written from the same rows in the same transaction, by the same key function, and the file is
-  published read-only (only a file whose ``application_id`` and ``user_version`` say it was built
-  that way is trusted: :func:`discover`; the file's name carries the key's Unicode version, so a
-  Python with another Unicode version builds its own file);
+  published read-only (only a file whose ``application_id``, ``user_version`` and build-info
+  table say it was built that way, with this key's code and Unicode version, is trusted:
+  :func:`discover`);
 * so an accepted row's indexed key contains the term's key literally (up to ASCII case, which
   ``LIKE`` folds); :func:`index_pattern` keeps only runs of that key between ``%`` and ``_`` that are
   at least :data:`MIN_INDEXED_RUN` characters long, in order, joined by ``%``: any key that contains
@@ -60,8 +60,13 @@ from sqlalchemy.engine import Connection
 
 from resources.world_db.schema import BoundCatalog
 from vba_assets.errors import ConfigError, ErrorCode, VbaError
-from vba_assets.worlddata.build import SQLITE_APPLICATION_ID, TRIGRAM_INDEX_BUILDER_VERSION
+from vba_assets.worlddata.build import (
+    SQLITE_APPLICATION_ID,
+    TRIGRAM_INDEX_BUILDER_VERSION,
+    search_key_identity,
+)
 from vba_assets.worlddata.schema import (
+    BUILD_INFO_TABLE,
     TRIGRAM_INDEXED_COLUMNS,
     trigram_index_name,
     trigram_index_tables,
@@ -133,6 +138,17 @@ def _pragma(connection: Connection, name: str) -> int:
     return int(value) if isinstance(value, int) else -1
 
 
+def _indexed_key(connection: Connection) -> str | None:
+    """The search key the file's trigram indexes hold (its build-info table), or None."""
+    info = table(BUILD_INFO_TABLE, column("key"), column("value"))
+    query = select(info.c.value).where(info.c.key == "search_key")
+    try:
+        value = connection.execute(query).scalar()
+    except (sa_exc.DBAPIError, VbaError):  # no such table: not built with keyed indexes
+        return None
+    return value if isinstance(value, str) else None
+
+
 def _usable(connection: Connection, index: TrigramIndex) -> bool:
     # An absent table has no columns. The name is this project's own constant.
     info = connection.exec_driver_sql(f'PRAGMA table_info("{index.table}")')
@@ -155,14 +171,17 @@ def _usable(connection: Connection, index: TrigramIndex) -> bool:
 def discover(connection: Connection, catalogs: dict[str, BoundCatalog]) -> dict[str, TrigramIndex]:
     """The usable trigram index of each catalog, by catalog name (SQLite files only).
 
-    Only a file built by the demo DB builder with indexes (``application_id`` and
-    ``user_version``) is trusted; a catalog is indexed when its table and name column are indexed,
-    the index carries exactly that name column and the table's primary key, and FTS5 can read it.
+    Only a file built by the demo DB builder with indexes of this very search key
+    (``application_id``, ``user_version`` and the build-info table's ``search_key``) is trusted;
+    a catalog is indexed when its table and name column are indexed, the index carries exactly
+    that name column and the table's primary key, and FTS5 can read it.
     """
     if _pragma(connection, "application_id") != SQLITE_APPLICATION_ID:
         return {}
     if _pragma(connection, "user_version") < TRIGRAM_INDEX_BUILDER_VERSION:
         return {}
+    if _indexed_key(connection) != search_key_identity():
+        return {}  # built with another search key (rule or Unicode version): its keys may differ
     found: dict[str, TrigramIndex] = {}
     for name, bound in catalogs.items():
         pair = (bound.table.name, bound.name.name)

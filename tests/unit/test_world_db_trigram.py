@@ -324,6 +324,27 @@ def test_a_file_without_the_builder_marks_is_scanned(small_file: Path, tmp_path:
         database.close()
 
 
+def test_an_index_of_another_search_key_is_not_used(small_file: Path, tmp_path: Path) -> None:
+    """The index holds search keys: one built with another key rule or Unicode version (or with
+    no build-info table) is not trusted, and the search scans (still folding case)."""
+    changes = [
+        "UPDATE vba_build_info SET value = '0.0.0:another rule' WHERE key = 'search_key'",
+        "DELETE FROM vba_build_info",
+        "DROP TABLE vba_build_info",
+    ]
+    for number, change in enumerate(changes):
+        copy = tmp_path / f"copy-{number}.sqlite"
+        copy.write_bytes(small_file.read_bytes())
+        with sqlite3.connect(copy) as connection:
+            connection.execute(change)
+        database = WorldDatabase(database_config(copy), catalogs(), use_index=True)
+        result = database.contains_search("creature_localized_name", "ДИКИЙ", 8)
+        assert "vba_trigram" not in result.sql, change
+        assert [row.identity for row in result.rows] == [23487], change
+        assert database.describe()["catalogs"][0]["search_index"]["kind"] == "none"
+        database.close()
+
+
 def test_a_file_without_indexes_is_scanned(tmp_path: Path) -> None:
     path = build_world_file(tmp_path / "plain.sqlite")
     database = WorldDatabase(database_config(path), catalogs(), use_index=True)

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,11 @@ from vba_assets.worlddata import (
     demo_database_path,
     ensure_demo_database,
 )
-from vba_assets.worlddata.build import BUILDER_VERSION, SQLITE_APPLICATION_ID
+from vba_assets.worlddata.build import (
+    BUILDER_VERSION,
+    SQLITE_APPLICATION_ID,
+    search_key_identity,
+)
 from vba_assets.worlddata.packaged import packaged_data_dir
 from vba_assets.worlddata.schema import (
     TRIGRAM_INDEXED_COLUMNS,
@@ -399,6 +404,9 @@ def test_the_name_catalogs_have_complete_trigram_indexes(demo_db: Path) -> None:
     marks say who built it."""
     assert query(demo_db, "PRAGMA user_version") == [(BUILDER_VERSION,)]
     assert query(demo_db, "PRAGMA application_id") == [(SQLITE_APPLICATION_ID,)]
+    info = query(demo_db, "SELECT key, value FROM vba_build_info")
+    assert info == [("search_key", search_key_identity())]
+    assert info[0][1].startswith(f"{unicodedata.unidata_version}:")
     for table, column in TRIGRAM_INDEXED_COLUMNS:
         index = trigram_index_name(table, column)
         keys = ", ".join(trigram_key_columns(table))

@@ -5,13 +5,15 @@ The repository ships compact gzip CSVs in ``vba_assets/worlddata/data/`` (read a
 a cache directory on first use and reuses it afterwards:
 
 * the file name carries a fingerprint of the packaged data, the DDL (trigram indexes included),
-  :data:`BUILDER_VERSION` and the search key's code and Unicode version, so changed data, a changed schema or a changed build builds a new
-  file and never reuses a stale one (a file built before the trigram indexes existed is never
-  reused: its name differs);
+  :data:`BUILDER_VERSION` and the search key's code and Unicode version, so changed data, a
+  changed schema, a changed build or a changed key builds a new file and never reuses a stale one
+  (a file built before the trigram indexes existed is never reused: its name differs);
 * the name catalogs get FTS5 trigram indexes of their names' search keys
-  (:func:`create_trigram_indexes`, see :mod:`vba_assets.worlddata.schema`); ``PRAGMA user_version`` is :data:`BUILDER_VERSION` and
-  ``PRAGMA application_id`` is :data:`SQLITE_APPLICATION_ID`, which is how the world DB resource
-  knows the indexes were built by this code from the same rows;
+  (:func:`create_trigram_indexes`, see :mod:`vba_assets.worlddata.schema`); ``PRAGMA
+  user_version`` is :data:`BUILDER_VERSION`, ``PRAGMA application_id`` is
+  :data:`SQLITE_APPLICATION_ID` and the build-info table names the key
+  (:func:`search_key_identity`), which is how the world DB resource knows the indexes were built
+  by this code, with this key, from the same rows;
 * the build writes a temp file in the same directory, fsyncs it and publishes it with
   :func:`os.replace`: a crash or kill leaves no partial file under the final name, and two
   concurrent builders are harmless (an advisory lock also makes the second one wait and reuse);
@@ -53,6 +55,7 @@ from vba_assets.worlddata.packaged import (
     world_data_invalid,
 )
 from vba_assets.worlddata.schema import (
+    BUILD_INFO_TABLE,
     WORLD_TABLES,
     create_index_statements,
     create_table_statements,
@@ -98,6 +101,12 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
     if data_dir is None and fast_paths_enabled():
         return _packaged_fingerprint(identity_text)
     return _fingerprint(identity_text, data_dir or packaged_data_dir())
+
+
+def search_key_identity() -> str:
+    """``<Unicode version>:<sha256 of the key's code>``: which search key a trigram index holds
+    (stored in the file's build-info table; the world DB uses an index only when it matches)."""
+    return f"{UNICODE_VERSION}:{_search_key_code()}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -237,7 +246,12 @@ def create_trigram_indexes(connection: sqlite3.Connection) -> None:
             3.34 or later with FTS5, as in CPython's builds and Debian's libsqlite3).
     """
     connection.create_function(SEARCH_KEY_FUNCTION, 1, sql_search_key, deterministic=True)
-    for statement in create_trigram_index_statements(sqlite_dialect()):
+    statements = create_trigram_index_statements(sqlite_dialect())
+    statements.append(
+        f"INSERT INTO {BUILD_INFO_TABLE} (key, value) "
+        f"VALUES ('search_key', '{search_key_identity()}')"
+    )
+    for statement in statements:
         try:
             connection.execute(statement)
         except sqlite3.OperationalError as exc:

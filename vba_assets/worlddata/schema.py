@@ -216,9 +216,15 @@ def trigram_index_name(table: str, column: str) -> str:
     return f"vba_trigram__{table}__{column.lower()}"
 
 
+#: The demo DB's own table that says which search key its trigram indexes hold:
+#: ``(key, value)`` rows, ``search_key`` -> :func:`vba_assets.worlddata.build.search_key_identity`.
+BUILD_INFO_TABLE = "vba_build_info"
+
+
 def trigram_index_tables() -> list[str]:
-    """Every table the trigram indexes consist of (index tables and their FTS5 shadow tables)."""
-    names: list[str] = []
+    """Every table the trigram indexes consist of (index tables and their FTS5 shadow tables, and
+    the build-info table that names their search key)."""
+    names: list[str] = [BUILD_INFO_TABLE]
     for table, column in TRIGRAM_INDEXED_COLUMNS:
         index = trigram_index_name(table, column)
         names += [index, *(index + suffix for suffix in FTS5_SHADOW_SUFFIXES)]
@@ -260,6 +266,9 @@ def create_trigram_index_statements(dialect: Dialect) -> list[str]:
             f"WHERE {quote(column)} IS NOT NULL ORDER BY {order}",
             f"INSERT INTO {index} ({index}) VALUES ('optimize')",
         ]
+    statements.append(
+        f"CREATE TABLE {quote(BUILD_INFO_TABLE)} (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+    )
     return statements
 
 
