@@ -17,8 +17,9 @@ too), and so do Hangul syllables and CJK.
 
 Both were measured, not guessed: each of the 988 letters (up to U+2FFFF) whose decomposition holds
 a nonspacing mark was compared with its letter without marks under ``utf8mb4_unicode_ci`` on
-MariaDB 10.11 (UCA 4.0.0); exactly :data:`OWN_LETTERS` differ
-(``tests/integration/test_world_db_mariadb.py`` keeps checking it on a real server).
+MariaDB 10.11 (UCA 4.0.0); exactly :data:`OWN_LETTERS` differ.
+:mod:`vba_assets.evaluation.search_key_parity` repeats the measurement on any server, and
+``tests/integration/test_world_db_mariadb.py`` runs it on the catalogs' scripts in CI.
 
 ``ß`` stays ``ß`` (``strasse`` does not find ``Straße``, as in MariaDB's ``LIKE``); zero-width and
 bidi characters stay (MariaDB ignores them: the one difference left); ``%``, ``_`` and ``\\`` are
