@@ -9,6 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vba_assets.domain.catalog.search_key import OWN_LETTERS, search_key, sql_search_key
+from vba_assets.evaluation.search_key_parity import (
+    CATALOG_BLOCKS,
+    letter_pairs,
+    like_statement,
+    measure,
+)
 from vba_assets.worlddata import build
 
 
@@ -80,3 +86,16 @@ def test_the_demo_db_fingerprint_names_the_key_code(monkeypatch: pytest.MonkeyPa
     monkeypatch.undo()
     build._packaged_fingerprint.cache_clear()
     assert build.data_fingerprint() == before
+
+
+def test_the_parity_measurement_reports_exactly_the_disagreements() -> None:
+    """search_key_parity against stand-in collations (the real server: the MariaDB tests)."""
+    pairs = letter_pairs(CATALOG_BLOCKS)
+    assert ("É", "E") in pairs and ("Й", "И") in pairs and ("Д", "д") in pairs
+    agreeing = measure(pairs, lambda batch: [search_key(a) == search_key(b) for a, b in batch])
+    assert agreeing == []
+    # a collation that folds nothing disagrees exactly where the key folds
+    strict = measure(pairs, lambda batch: [a == b for a, b in batch])
+    assert len(strict) == sum(search_key(a) == search_key(b) for a, b in pairs) > 1000
+    assert all(d["key_equal"] and not d["collation_equal"] for d in strict)
+    assert like_statement(2, "utf8mb4_unicode_ci").count("LIKE") == 2

@@ -33,9 +33,9 @@ CATALOG_BLOCKS: tuple[tuple[int, int], ...] = (
 Compare = Callable[[Sequence[tuple[str, str]]], list[bool]]
 
 
-def without_marks(char: str) -> str:
-    """``char``'s canonical decomposition without nonspacing marks, composed again."""
-    parts = unicodedata.normalize("NFD", char)
+def without_marks(text: str) -> str:
+    """``text``'s canonical decomposition without nonspacing marks, composed again."""
+    parts = unicodedata.normalize("NFD", text)
     kept = "".join(part for part in parts if unicodedata.category(part) != "Mn")
     return unicodedata.normalize("NFC", kept)
 

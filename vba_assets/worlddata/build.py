@@ -246,12 +246,7 @@ def create_trigram_indexes(connection: sqlite3.Connection) -> None:
             3.34 or later with FTS5, as in CPython's builds and Debian's libsqlite3).
     """
     connection.create_function(SEARCH_KEY_FUNCTION, 1, sql_search_key, deterministic=True)
-    statements = create_trigram_index_statements(sqlite_dialect())
-    statements.append(
-        f"INSERT INTO {BUILD_INFO_TABLE} (key, value) "
-        f"VALUES ('search_key', '{search_key_identity()}')"
-    )
-    for statement in statements:
+    for statement in create_trigram_index_statements(sqlite_dialect()):
         try:
             connection.execute(statement)
         except sqlite3.OperationalError as exc:
@@ -261,6 +256,10 @@ def create_trigram_indexes(connection: sqlite3.Connection) -> None:
                 "(needs FTS5 with the trigram tokenizer, SQLite 3.34 or later)",
                 key="sqlite",
             ) from None
+    connection.execute(
+        f"INSERT INTO {BUILD_INFO_TABLE} (key, value) VALUES (?, ?)",
+        ("search_key", search_key_identity()),
+    )
 
 
 def build_sqlite(path: Path | str, *, data_dir: Traversable | None = None) -> dict[str, int]:
