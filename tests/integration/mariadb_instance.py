@@ -79,17 +79,19 @@ class MariaDBInstance:
         self.process.send_signal(signal.SIGSTOP)
         self._paused = True
 
-    def resume(self) -> None:
-        """Thaw a paused server (SIGCONT)."""
+    def resume(self, answer_within_s: float = 30.0) -> None:
+        """Thaw a paused server (SIGCONT) and wait until it answers a new connection again (a
+        thawed server on a loaded machine may need a moment before it serves the next query)."""
         self.process.send_signal(signal.SIGCONT)
         self._paused = False
+        _wait_ready(self, answer_within_s)
 
     def stop(self, timeout_s: float = 20.0) -> None:
         """Stop the server: SIGTERM (and SIGCONT if paused), then SIGKILL. Idempotent."""
         if self.running:
             self.process.send_signal(signal.SIGTERM)
             if self._paused:
-                self.resume()
+                self.process.send_signal(signal.SIGCONT)
             try:
                 self.process.wait(timeout=timeout_s)
             except subprocess.TimeoutExpired:
