@@ -27,9 +27,9 @@ an FTS5 table ``vba_trigram__<table>__<column>`` (``tokenize='trigram'``, ``deta
 the name's search key (``vba_search_key(name)``: lower case, no accents, see
 :mod:`vba_assets.domain.catalog.search_key`) and the table's primary-key columns (``UNINDEXED``),
 filled from the table in the same transaction as the load (:func:`create_trigram_index_statements`;
-a build-info table names the key). SQLite answers ``<fts>.<column> LIKE '%abc%'`` from that index (ARCHITECTURE 14): the world DB resource uses it
-only as a pre-filter of the literal contains search (``resources/world_db/trigram.py``). An
-operator's MariaDB is never indexed or altered.
+a build-info table names the key). SQLite answers ``<fts>.<column> LIKE '%abc%'`` from that index
+(ARCHITECTURE 14): the world DB resource uses it only as a pre-filter of the literal contains
+search (``resources/world_db/trigram.py``). An operator's MariaDB is never indexed or altered.
 """
 
 from typing import Any
