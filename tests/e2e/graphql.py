@@ -199,15 +199,25 @@ class DagsterGraphQL:
         return runs
 
     def run_failures(self, run_id: str) -> list[str]:
-        """``step: message`` of every failed step of a run (for failure messages)."""
+        """``step: message`` of every event of a run that carries an error (for failure messages).
+
+        A step's failure gives its error; a run-level failure ("An exception was thrown during
+        execution") gives the exception's class, message and the last lines of its stack, which
+        the run failure event carries but its message does not.
+        """
         data = self.query(_RUN_FAILURES, {"runId": run_id})["logsForRun"]
-        events = data.get("events", [])
         failures = []
-        for event in events:
-            if event["__typename"] not in ("ExecutionStepFailureEvent", "RunFailureEvent"):
+        for event in data.get("events", []):
+            error = event.get("error")
+            if event["__typename"] not in _FAILURE_EVENTS and not error:
                 continue
-            message = (event.get("error") or {}).get("message") or event.get("message") or ""
-            failures.append(f"{event.get('stepKey') or 'run'}: {message.strip()}")
+            parts = [(event.get("message") or "").strip()]
+            if error:
+                cause = ((error.get("cause") or {}).get("message") or "").strip()
+                parts.append(f"{error.get('className')}: {error['message'].strip()}")
+                parts.append(f"caused by: {cause}" if cause else "")
+                parts.extend("".join(error.get("stack") or []).strip().splitlines()[-_STACK_LINES:])
+            failures.append(f"{event.get('stepKey') or 'run'}: {' | '.join(p for p in parts if p)}")
         return failures
 
     def sensor_ticks(self, ref: JobRef, sensor: str, limit: int = 50) -> list[SensorTick]:
@@ -317,11 +327,15 @@ query ($filter: RunsFilter, $limit: Int) { runsOrError(filter: $filter, limit: $
   ... on Runs { results { runId status creationTime tags { key value } } } } }
 """
 
+_FAILURE_EVENTS = ("ExecutionStepFailureEvent", "RunFailureEvent")
+#: Stack lines of an error kept in a failure message (its innermost frames).
+_STACK_LINES = 6
 _RUN_FAILURES = """
 query ($runId: ID!) { logsForRun(runId: $runId, limit: 1000) { __typename
   ... on EventConnection { events { __typename
-    ... on ExecutionStepFailureEvent { stepKey error { message } }
-    ... on RunFailureEvent { message } } } } }
+    ... on MessageEvent { message }
+    ... on StepEvent { stepKey }
+    ... on ErrorEvent { error { className message stack cause { message } } } } } } }
 """
 
 _SENSOR_TICKS = """
