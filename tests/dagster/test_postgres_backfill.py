@@ -2,11 +2,12 @@
 
 The deployment is the documented one: ``deploy/dagster.yaml`` (PostgreSQL run/event/schedule
 storage, ``QueuedRunCoordinator``, one run per partition at a time, op-granularity pools) copied
-into a fresh ``DAGSTER_HOME``, the pool limit set with ``dagster instance concurrency set
-vba_model_calls 2``, and ``dagster dev`` (webserver + daemon + code server) serving the project's
-definitions with a simulated model (:mod:`vba_assets.defs.simulation`): every model call is
-answered from a heuristic recording of the same case after **1 s**. The backfill is launched
-through the webserver's GraphQL API, as the UI's Materialize dialog does.
+into a fresh ``DAGSTER_HOME``, both pool limits set with ``dagster instance concurrency set``
+(``vba_model_calls 2``, ``vba_world_db 2``), and ``dagster dev`` (webserver + daemon + code
+server) serving the project's definitions with a simulated model
+(:mod:`vba_assets.defs.simulation`): every model call is answered from a heuristic recording of
+the same case after **1 s**. The backfill is launched through the webserver's GraphQL API, as the
+UI's Materialize dialog does.
 
 Asserted: every partition's run succeeded, every asset was materialized and every check passed on
 every partition, and no more than 2 model calls were ever in flight (from the calls' own start and
@@ -18,12 +19,11 @@ fails this test instead of skipping it).
 
 import json
 import os
-import secrets
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,7 +31,7 @@ import pytest
 from tests.conftest import REPO
 from tests.e2e.dagster_dev import DagsterDev, free_port
 from tests.e2e.graphql import TERMINAL_RUN_STATUSES, DagsterGraphQL
-from vba_assets.defs.concurrency import MODEL_POOL
+from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.partitions import partition_key
 from vba_assets.defs.simulation import (
     max_in_flight,
@@ -50,7 +50,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 CASES = 10
 LATENCY_S = 1.0
 MODEL_CALLS_LIMIT = 2
-PG_VARS = ("DAGSTER_PG_HOST", "DAGSTER_PG_PORT", "DAGSTER_PG_USER", "DAGSTER_PG_PASSWORD")
+WORLD_DB_LIMIT = 2
 #: Bounds for a 2-core machine, far above the ~1-2 minutes this takes; they stop a hang.
 SERVER_START_TIMEOUT_S = 180.0
 BACKFILL_TIMEOUT_S = 900.0
@@ -62,36 +62,6 @@ _CLEARED_ENV = (
     "ANTHROPIC_API_KEY",
     "OPENAI_API_KEY",
 )
-
-
-@pytest.fixture
-def pg_database() -> Iterator[str]:
-    """A fresh PostgreSQL database for this test's Dagster instance, dropped afterwards."""
-    missing = [var for var in (*PG_VARS, "DAGSTER_PG_DB") if not os.environ.get(var)]
-    if missing:
-        message = f"PostgreSQL is not configured ({', '.join(missing)} unset): run deploy/postgres_setup.sh"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI requires this test to run: {message}")
-        pytest.skip(message)
-    import psycopg2
-
-    name = f"vba_test_{secrets.token_hex(4)}"
-    connection = psycopg2.connect(
-        host=os.environ["DAGSTER_PG_HOST"],
-        port=int(os.environ["DAGSTER_PG_PORT"]),
-        user=os.environ["DAGSTER_PG_USER"],
-        password=os.environ["DAGSTER_PG_PASSWORD"],
-        dbname=os.environ["DAGSTER_PG_DB"],
-    )
-    connection.autocommit = True
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute(f'CREATE DATABASE "{name}"')
-        yield name
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        connection.close()
 
 
 def generate_reports(out: Path, count: int) -> list[Path]:
@@ -167,10 +137,10 @@ def test_a_ten_case_backfill_on_postgres_keeps_two_model_calls_in_flight_at_most
         PYTHONUNBUFFERED="1",
     )
     _dagster("instance", "migrate", env=env)
-    _dagster("instance", "concurrency", "set", MODEL_POOL, str(MODEL_CALLS_LIMIT), env=env)
-    assert f'"{MODEL_POOL}": 0 / {MODEL_CALLS_LIMIT}' in _dagster(
-        "instance", "concurrency", "get", MODEL_POOL, env=env
-    )
+    # both pools, as README's "Concurrency" says (deploy/dagster.yaml has no default limit)
+    for pool, limit in ((MODEL_POOL, MODEL_CALLS_LIMIT), (WORLD_DB_POOL, WORLD_DB_LIMIT)):
+        _dagster("instance", "concurrency", "set", pool, str(limit), env=env)
+        assert f'"{pool}": 0 / {limit}' in _dagster("instance", "concurrency", "get", pool, env=env)
 
     server = DagsterDev(REPO, env, tmp_path / "dagster-dev.log", free_port(), workspace_yaml)
     with server:

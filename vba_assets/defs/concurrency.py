@@ -6,8 +6,9 @@ Three limits, all set per deployment, none in code:
   of :data:`MODEL_POOL` while their step runs, the captures one of :data:`WORLD_DB_POOL`. A step
   that finds its pool full waits (the run keeps its process; a blocked run holds no model call).
   Limits: ``dagster instance concurrency set vba_model_calls 4`` (stored in the instance's
-  database; ``make run`` sets them from ``MODEL_CALLS`` / ``DB_QUERIES``), or
-  ``concurrency.pools.default_limit`` in ``dagster.yaml`` for every pool without its own limit.
+  database; ``make run`` sets them from ``MODEL_CALLS`` / ``DB_QUERIES``). ``deploy/dagster.yaml``
+  sets no ``concurrency.pools.default_limit``: on PostgreSQL a default can fail a run when two runs
+  first use a pool at once (Dagster 1.13.27, dagster-io/dagster#33552).
 * **The run queue** (``concurrency.runs.max_concurrent_runs``): how many cases run at once.
 * **One run per revision** (``concurrency.runs.tag_concurrency_limits`` on
   :data:`REVISION_RUN_TAG`, one per unique value): a second run of the same partition waits in the
