@@ -2,8 +2,9 @@
 
 A fresh ``DAGSTER_HOME`` per measurement: a ``dagster.yaml`` like ``deploy/dagster.local.yaml``
 (queued run coordinator, ``max_concurrent_runs`` = the concurrency, one run per partition, op pools
-with both pool limits = the concurrency), optionally on PostgreSQL (``DAGSTER_PG_*``, one database
-per measurement), and a ``workspace.yaml`` loading either our graph or the trivial one.
+with both pool limits = the concurrency), optionally on the PostgreSQL storage of
+``deploy/dagster.yaml`` (``DAGSTER_PG_*``, one database per measurement), and a ``workspace.yaml``
+loading either our graph or the trivial one.
 """
 
 import os
@@ -12,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,16 +41,16 @@ telemetry:
   enabled: false
 """
 
-POSTGRES_STORAGE = """\
-storage:
-  postgres:
-    postgres_db:
-      hostname: {env: DAGSTER_PG_HOST}
-      port: {env: DAGSTER_PG_PORT}
-      username: {env: DAGSTER_PG_USER}
-      password: {env: DAGSTER_PG_PASSWORD}
-      db_name: {env: DAGSTER_PG_DB}
-"""
+
+def _deployed_postgres_storage() -> str:
+    """The storage part of ``deploy/dagster.yaml``: PostgreSQL, with the deployment's event log
+    storage (its pool slot fix, :mod:`vba_assets.defs.instance_storage`)."""
+    deployed = yaml.safe_load((REPO / "deploy" / "dagster.yaml").read_text(encoding="utf-8"))
+    storages = ("run_storage", "event_log_storage", "schedule_storage")
+    return str(yaml.safe_dump({key: deployed[key] for key in storages}, sort_keys=False))
+
+
+POSTGRES_STORAGE = _deployed_postgres_storage()
 
 
 def write_workspace_yaml(path: Path, graph: str) -> Path:

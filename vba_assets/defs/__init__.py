@@ -8,6 +8,7 @@ __all__ = [
     "concurrency",
     "failures",
     "inbox",
+    "instance_storage",
     "metadata",
     "partitions",
     "sensors",
