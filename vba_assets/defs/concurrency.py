@@ -8,7 +8,8 @@ Three limits, all set per deployment, none in code:
   Limits: ``dagster instance concurrency set vba_model_calls 4`` (stored in the instance's
   database; ``make run`` sets them from ``MODEL_CALLS`` / ``DB_QUERIES``). ``deploy/dagster.yaml``
   sets no ``concurrency.pools.default_limit``: on PostgreSQL a default can fail a run when two runs
-  first use a pool at once (Dagster 1.13.27, dagster-io/dagster#33552).
+  first use a pool at once (Dagster 1.13.27, dagster-io/dagster#33552); its event log storage
+  (:mod:`vba_assets.defs.instance_storage`) claims each slot atomically.
 * **The run queue** (``concurrency.runs.max_concurrent_runs``): how many cases run at once.
 * **One run per revision** (``concurrency.runs.tag_concurrency_limits`` on
   :data:`REVISION_RUN_TAG`, one per unique value): a second run of the same partition waits in the
