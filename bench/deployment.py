@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -93,12 +94,14 @@ def _pg_connection() -> Any:
 
 
 def create_database(name: str) -> str:
-    with _pg_connection() as connection, connection.cursor() as cursor:
+    # closing(), not the connection's own `with`: since psycopg2 2.9 that opens a transaction block
+    # even in autocommit mode, and CREATE/DROP DATABASE refuse to run in one
+    with closing(_pg_connection()) as connection, connection.cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         cursor.execute(f'CREATE DATABASE "{name}"')
     return name
 
 
 def drop_database(name: str) -> None:
-    with _pg_connection() as connection, connection.cursor() as cursor:
+    with closing(_pg_connection()) as connection, connection.cursor() as cursor:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
