@@ -65,12 +65,12 @@ from common import (
 )
 from controller import Replayer, replay_case
 
-from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs import assets as asset_module
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.partitions import case_revision_partitions
 from vba_assets.defs.partitions import register as register_keys
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.intake import import_report
 from vba_assets.pipeline.registry import STAGE_SPECS
 from vba_assets.store import Workspace

@@ -17,9 +17,9 @@ import os
 
 import dagster as dg
 
-from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.sensors import build_inbox_sensor
 
 JOB_NAME = "interpret_cases"

@@ -23,7 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogSearch
@@ -39,6 +39,10 @@ from vba_assets.domain.llm.contract import (
 )
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.llm_config import LlmConfig
+
+if TYPE_CHECKING:  # the SDKs' HTTP libraries are imported only by the provider that uses them
+    import httpx
+    import httpx2
 
 REDACTED = "[REDACTED]"
 _HTTPCORE_PARTS = ("connection", "connection_pool", "http11", "http2", "proxy", "socks")
@@ -58,9 +62,9 @@ class ProviderOptions:
     #: For ``replay``: the recorded dispatches of the revision being replayed.
     replay_records: Sequence[DispatchRecord] | None = None
     #: For ``anthropic``: an ``httpx2.Client`` (the SDK's HTTP library), e.g. with a test transport.
-    anthropic_http_client: Any = None
+    anthropic_http_client: "httpx2.Client | None" = None
     #: For ``openai_compatible``: an ``httpx.BaseTransport``, e.g. ``httpx.MockTransport``.
-    openai_transport: Any = None
+    openai_transport: "httpx.BaseTransport | None" = None
     #: For a local provider such as ``heuristic``: the operator catalogs it may cite, and a lazy
     #: accessor of the read-only catalog search (called only if the provider needs it).
     catalogs: Sequence[CatalogConfig] = ()

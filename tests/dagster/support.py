@@ -1,13 +1,14 @@
 """Shared helpers of the Dagster tests: the graph with its checks, resources, registration."""
 
+import re
 from pathlib import Path
 
 import dagster as dg
 
-from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.partitions import register as register_pairs
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 
 #: The six assets and their check definitions: what a run of `interpret_cases` executes.
 GRAPH: list[dg.AssetsDefinition] = [*ASSETS, *CHECKS]
@@ -20,6 +21,20 @@ def stage_graph(*names: str) -> list[dg.AssetsDefinition]:
         c for c in CHECKS if {k.asset_key.to_user_string() for k in c.check_keys} <= set(names)
     ]
     return [*assets, *checks]
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def embedded_project_file(folder: Path) -> Path:
+    """A project config of the CI catalogs on the embedded demo world DB, workspace ``ws``."""
+    text = (REPO / "config" / "project.mariadb-ci.toml").read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^url = .*$", 'url = "embedded:demo"', text)
+    text = re.sub(r"(?m)^password_env = .*$", "", text)
+    text = re.sub(r"(?m)^workspace = .*$", f'workspace = "{folder / "ws"}"', text)
+    path = folder / "project.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def resources(project_file: Path, llm: LlmResource | None = None) -> dict[str, object]:

@@ -7,11 +7,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import ProjectResource, WorldDatabaseResource
 from tests.dagster.support import register, resources, stage_graph
 from vba_assets.definitions import JOB_NAME
 from vba_assets.defs.inbox import REASON_SUFFIX, REJECTED_DIR
 from vba_assets.defs.partitions import partition_key
+from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.errors import ErrorCode
 from vba_assets.intake import import_report

@@ -22,7 +22,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import LlmResource
 from tests.dagster.support import GRAPH, data_versions, register, resources
 from tests.fakes.http_server import ScriptedHTTPServer
 from tests.integration.llm.test_llm_canaries import decoded
@@ -33,6 +32,7 @@ from tests.integration.llm.test_llm_canary_pipeline import (
     project_file,
 )
 from tests.layout import REV1
+from vba_assets.defs.resources import LlmResource
 from vba_assets.domain.stages import Stage
 from vba_assets.intake import import_report
 from vba_assets.pipeline.verification import verify_case

@@ -13,8 +13,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import ProjectResource, WorldDatabaseResource
 from tests.integration.llm.test_llm_canary_pipeline import project_file
+from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

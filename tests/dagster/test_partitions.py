@@ -6,7 +6,6 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import ProjectResource
 from tests.dagster.support import register
 from vba_assets.definitions import JOB_NAME
 from vba_assets.defs.partitions import (
@@ -20,6 +19,7 @@ from vba_assets.defs.partitions import (
     registration_request,
     selection_text,
 )
+from vba_assets.defs.resources import ProjectResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import import_report

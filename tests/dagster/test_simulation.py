@@ -5,8 +5,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from resources.dagster_resources import ProjectResource, WorldDatabaseResource
 from tests.dagster.support import GRAPH, data_versions, register
+from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
 from vba_assets.defs.simulation import (
     REPLAY_CONFIG,
     SimulatedModelLlm,

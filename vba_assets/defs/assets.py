@@ -20,11 +20,12 @@ from typing import Any
 
 import dagster as dg
 
-from resources.dagster_resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.failures import as_dagster_failure
 from vba_assets.defs.metadata import rationale_markdown, split_manifest
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
+from vba_assets.defs.resources import LlmResource, ProjectResource
+from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
@@ -138,7 +139,7 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
         context: dg.AssetExecutionContext,
         project: ProjectResource,
         llm: LlmResource,
-        world_db: WorldDatabaseResource,
+        world_db: dg.ResourceParam[ReadOnlyWorldDatabase],
     ) -> dg.MaterializeResult:
         with as_dagster_failure(context):
             case_id, revision = parse_partition_key(context.partition_key)

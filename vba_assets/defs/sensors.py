@@ -5,9 +5,9 @@ import json
 
 import dagster as dg
 
-from resources.dagster_resources import ProjectResource
 from vba_assets.defs.inbox import RejectedEntry, is_rejected_folder, move_rejected
 from vba_assets.defs.partitions import partition_key, registered_keys, registration_request
+from vba_assets.defs.resources import ProjectResource
 from vba_assets.intake import InboxRejection, import_inbox
 from vba_assets.pipeline.revision import FIRST_REVISION
 from vba_assets.store import Workspace

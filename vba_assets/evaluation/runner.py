@@ -23,7 +23,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import (
@@ -32,6 +31,7 @@ from vba_assets.config import (
     load_project_config,
     read_toml,
 )
+from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.errors import (
     ConfigError,
     ErrorCode,
@@ -262,7 +262,7 @@ def evaluate_case(
     llm: LlmConfig,
     project: ProjectConfig,
     reports_dir: Path,
-    open_db: Callable[[], Any] | None = None,
+    open_db: Callable[[], ReadOnlyWorldDatabase] | None = None,
     *,
     prices: Mapping[str, Price] | None = None,
 ) -> CaseObservation:

@@ -14,7 +14,7 @@ from typing import Any
 from vba_assets.domain.canonical import content_hash
 from vba_assets.domain.catalog.world import (
     CatalogSearch,
-    IdentitySearch,
+    ReadOnlyWorldDatabase,
     SearchResult,
     SnapshotBinding,
 )
@@ -63,22 +63,20 @@ __all__ = ["DISABLED_REASON"]
 class WorldAccess:
     """The world DB as the stages need it: lazily opened, so reuse and replay need no DB."""
 
-    def __init__(self, open_db: Callable[[], Any]) -> None:
+    def __init__(self, open_db: Callable[[], ReadOnlyWorldDatabase]) -> None:
         self._open_db = open_db
-        self._db: Any = None
+        self._db: ReadOnlyWorldDatabase | None = None
 
-    def db(self) -> Any:
+    def db(self) -> ReadOnlyWorldDatabase:
         if self._db is None:
             self._db = self._open_db()
         return self._db
 
     def search(self) -> CatalogSearch:
-        db: CatalogSearch = self.db()
-        return db
+        return self.db()
 
     def snapshot(self) -> SnapshotBinding:
-        binding: SnapshotBinding = self.db().snapshot_binding()
-        return binding
+        return self.db().snapshot_binding()
 
     @property
     def opened(self) -> bool:
@@ -93,12 +91,12 @@ class WorldAccess:
 def search_once(world: WorldAccess, search: ProposedSearch, max_candidates: int) -> SearchResult:
     """Run one accepted search: a literal contains search, or (protocol v4) the fetch of the
     identity an identity-reference search names, recorded as a capture the same way."""
+    db = world.db()
     if search.reference is not None:
-        fetch: IdentitySearch = world.db()
-        return fetch.identity_search(
+        return db.identity_search(
             search.catalog, search.reference.identity, search.term, max_candidates
         )
-    return world.search().contains_search(search.catalog, search.term, max_candidates)
+    return db.contains_search(search.catalog, search.term, max_candidates)
 
 
 @dataclass

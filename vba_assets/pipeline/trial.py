@@ -3,11 +3,12 @@
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig
 from vba_assets.domain.case.ids import validate_revision
+from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import DispatchBudget
@@ -64,7 +65,7 @@ def run_trial(
     stop_after: StopAfter,
     max_dispatches: int,
     package_id: str | None = None,
-    open_db: Callable[[], Any] | None = None,
+    open_db: Callable[[], ReadOnlyWorldDatabase] | None = None,
     provider: Provider | None = None,
     clock: Callable[[], datetime] = utc_now,
 ) -> TrialReport:

@@ -87,3 +87,22 @@ class CatalogSearch(Protocol):
     def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
         """All rows of ``catalog`` with this identity (a localized catalog has one per locale)."""
         ...
+
+
+class ReadOnlyWorldDatabase(CatalogSearch, IdentitySearch, Protocol):
+    """Everything the stages, the lookup tool and the heuristic provider ask of the world DB.
+
+    The one seam between the pipeline and the database: implemented by
+    :class:`resources.world_db.WorldDatabase` (SQLite or MariaDB) and by the tests' doubles, and
+    what the Dagster resource ``world_db`` yields (:mod:`vba_assets.defs.resources`). mypy checks
+    every implementation against it (``tests/unit/test_world_db_protocol.py``), so a method the
+    stages call cannot be missing from the object a Dagster step receives.
+    """
+
+    def snapshot_binding(self) -> SnapshotBinding:
+        """The operator's label and the fingerprint of the allowlisted tables' schema."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; a later call reconnects."""
+        ...

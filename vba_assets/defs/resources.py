@@ -1,12 +1,21 @@
-"""Dagster resources: thin, configurable wrappers around the IO adapters.
+"""Dagster resources: configuration chosen per deployment, yielding the real adapters.
 
 Which deployment a resource talks to is chosen by configuration (``config/*.toml``), never by code:
 ``project_config`` is the path of a project config file, or empty for the embedded default (the demo
 world DB). Dagster shows these fields in the UI's resource view; they never hold secrets (the DB
 password is read from the environment variable the config names).
+
+``world_db`` overrides ``create_resource`` (Dagster's documented way for a resource to vend another
+object at run time): a step receives the adapter itself,
+:class:`resources.world_db.WorldDatabase`, typed by the domain's
+:class:`~vba_assets.domain.catalog.world.ReadOnlyWorldDatabase` Protocol, not a wrapper that
+forwards a hand-picked subset of its methods (one such wrapper once hid ``identity_search`` from
+every UI run while every CLI test passed). It connects on first use, so a step that reuses its
+artifact opens no connection, and it is closed when the step's resources are torn down.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
@@ -14,7 +23,7 @@ from pydantic import PrivateAttr
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import ProjectConfig, load_project_config
-from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.llm_config import LlmConfig, load_llm_config
@@ -22,6 +31,10 @@ from vba_assets.pipeline.providers import provider_factory
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import WorldAccess
 from vba_assets.store import Workspace
+
+
+def _project_config(path: str) -> ProjectConfig:
+    return load_project_config(Path(path) if path else None)
 
 
 class ProjectResource(dg.ConfigurableResource):
@@ -33,9 +46,7 @@ class ProjectResource(dg.ConfigurableResource):
 
     def load(self) -> ProjectConfig:
         if self._config is None:
-            self._config = load_project_config(
-                Path(self.project_config) if self.project_config else None
-            )
+            self._config = _project_config(self.project_config)
         return self._config
 
     def workspace(self) -> Workspace:
@@ -43,31 +54,24 @@ class ProjectResource(dg.ConfigurableResource):
 
 
 class WorldDatabaseResource(dg.ConfigurableResource):
-    """The read-only, allowlisted world database. Offers only contains-search and fetch-by-identity."""
+    """The read-only, allowlisted world database of ``project_config`` (contains search, identity
+    search, fetch by identity, snapshot binding; no raw SQL). Assets take it as
+    ``world_db: dg.ResourceParam[ReadOnlyWorldDatabase]``."""
 
     project_config: str = ""
 
-    _db: WorldDatabase | None = PrivateAttr(default=None)
+    def create_resource(self, context: dg.InitResourceContext) -> ReadOnlyWorldDatabase:
+        return WorldDatabase.from_config(_project_config(self.project_config))
 
-    def _database(self) -> WorldDatabase:
-        if self._db is None:
-            config = load_project_config(Path(self.project_config) if self.project_config else None)
-            self._db = WorldDatabase.from_config(config)
-        return self._db
-
-    def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
-        return self._database().contains_search(catalog, term, limit)
-
-    def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]:
-        return self._database().fetch_by_identity(catalog, identity)
-
-    def snapshot_binding(self) -> SnapshotBinding:
-        return self._database().snapshot_binding()
-
-    def teardown_after_execution(self, context: dg.InitResourceContext) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+    @contextmanager
+    def yield_for_execution(
+        self, context: dg.InitResourceContext
+    ) -> Iterator[ReadOnlyWorldDatabase]:
+        database = self.create_resource(context)
+        try:
+            yield database
+        finally:
+            database.close()
 
 
 class LlmResource(dg.ConfigurableResource):
