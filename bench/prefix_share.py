@@ -41,12 +41,12 @@ from vba_assets.domain.prompting.requests import (
     build_plan_request,
     request_items_for,
 )
-from vba_assets.domain.prompting.stage_context import (
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION, PROTOCOLS
+from vba_assets.domain.stage_context import (
     assessment_stage_context,
     interpretation_stage_context,
     plan_stage_context,
 )
-from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION, PROTOCOLS
 from vba_assets.errors import VbaError
 from vba_assets.evaluation.dataset import load_dataset
 from vba_assets.intake import import_report

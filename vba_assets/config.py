@@ -10,18 +10,18 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from vba_assets.domain.base import StrictModel
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.errors import ConfigError, ErrorCode
 
 #: ``database.url`` value that selects the packaged demo world DB (SQLite, built on first use).
 EMBEDDED_DEMO_URL = "embedded:demo"
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_CATALOG_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
 class DatabaseConfig(StrictModel):
@@ -76,58 +76,6 @@ class DatabaseConfig(StrictModel):
     def password(self) -> str | None:
         """The password from the environment, never stored in any artifact."""
         return os.environ.get(self.password_env) if self.password_env else None
-
-
-class CatalogConfig(StrictModel):
-    """One operator-selected searchable name column (ARCHITECTURE 12)."""
-
-    name: str = Field(description="Catalog name the model may cite, e.g. 'creature_name'.")
-    entity_type: str = Field(min_length=1, max_length=64, description="e.g. 'creature'.")
-    kind: Literal["name", "localized_name"] = Field(
-        default="name",
-        description="'name' for the primary name column, 'localized_name' for translations.",
-    )
-    table: str
-    identity_column: str
-    name_column: str
-    data_columns: list[str] = Field(default_factory=list)
-    helper_name_patterns: list[str] = Field(
-        default_factory=list,
-        description="Regexes (case-insensitive) of technical helper entries (triggers, kill "
-        "credits) that the heuristic assessment never selects.",
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _catalog_name(cls, name: str) -> str:
-        if not _CATALOG_NAME.fullmatch(name):
-            raise ValueError("catalog names are lowercase identifiers ([a-z][a-z0-9_]*)")
-        return name
-
-    @field_validator("table", "identity_column", "name_column")
-    @classmethod
-    def _identifier(cls, value: str) -> str:
-        if not _IDENTIFIER.fullmatch(value):
-            raise ValueError(f"{value!r} is not a plain identifier")
-        return value
-
-    @field_validator("data_columns")
-    @classmethod
-    def _identifiers(cls, values: list[str]) -> list[str]:
-        for value in values:
-            if not _IDENTIFIER.fullmatch(value):
-                raise ValueError(f"{value!r} is not a plain identifier")
-        return values
-
-    @field_validator("helper_name_patterns")
-    @classmethod
-    def _patterns_compile(cls, values: list[str]) -> list[str]:
-        for value in values:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"{value!r} is not a valid regex: {exc}") from exc
-        return values
 
 
 class EntityResolutionConfig(StrictModel):

@@ -15,37 +15,8 @@ queue, the pools and the per-revision limit are instance settings (``deploy/``,
 
 import os
 
-import dagster as dg
-
-from vba_assets.defs.assets import ASSETS
-from vba_assets.defs.checks import CHECKS
+from vba_assets.defs.job import JOB_NAME, build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
-from vba_assets.defs.sensors import build_inbox_sensor
-
-JOB_NAME = "interpret_cases"
-
-interpret_cases_job = dg.define_asset_job(
-    JOB_NAME,
-    selection=dg.AssetSelection.assets(*ASSETS),
-    description="Materialize and check the six case-interpretation assets of one case revision "
-    "(partition `<case>|<revision>`). A failed blocking check stops the downstream assets of the "
-    "run.",
-)
-
-
-def build_definitions(
-    *, project: ProjectResource, world_db: WorldDatabaseResource, llm: LlmResource
-) -> dg.Definitions:
-    """The project's definitions with the given resources (tests and simulations swap them)."""
-    return dg.Definitions(
-        assets=ASSETS,
-        asset_checks=CHECKS,
-        jobs=[interpret_cases_job],
-        sensors=[build_inbox_sensor(JOB_NAME)],
-        resources={"project": project, "world_db": world_db, "llm": llm},
-        executor=dg.in_process_executor,
-    )
-
 
 project_config_path = os.environ.get("VBA_PROJECT_CONFIG", "")
 llm_config_path = os.environ.get("VBA_LLM_CONFIG", "")
@@ -55,3 +26,6 @@ defs = build_definitions(
     world_db=WorldDatabaseResource(project_config=project_config_path),
     llm=LlmResource(llm_config=llm_config_path),
 )
+
+
+__all__ = ["JOB_NAME", "build_definitions", "defs"]

@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 
 from resources.llm.base import ProviderOptions
 from resources.llm.heuristic_index import packaged_index_label, packaged_name_index
-from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.heuristics.interpretation import interpret_case
 from vba_assets.domain.heuristics.name_index import NameIndex
@@ -48,7 +48,7 @@ from vba_assets.domain.llm.contract import (
     ProviderReply,
     TokenUsage,
 )
-from vba_assets.domain.prompting.stage_context import (
+from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
     PlanStageContext,

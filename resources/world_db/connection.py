@@ -30,7 +30,8 @@ from resources.world_db.mysql import column_charsets, create_mysql_engine
 from resources.world_db.schema import BoundCatalog, Charsets, bind_catalogs, schema_fingerprint
 from resources.world_db.sqlite import create_sqlite_engine
 from resources.world_db.trigram import TrigramIndex, discover, readable_tables, virtual_tables
-from vba_assets.config import CatalogConfig, DatabaseConfig
+from vba_assets.config import DatabaseConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, ReadOnlyViolation, VbaError
 

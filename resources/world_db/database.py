@@ -88,8 +88,9 @@ from resources.world_db.query import (
 from resources.world_db.schema import check_allowlisted
 from resources.world_db.trigram import describe as describe_index
 from resources.world_db.trigram import index_enabled, index_pattern
-from vba_assets.config import CatalogConfig, DatabaseConfig, ProjectConfig
+from vba_assets.config import DatabaseConfig, ProjectConfig
 from vba_assets.domain.catalog.search_key import search_key
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 

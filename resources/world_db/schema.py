@@ -17,7 +17,8 @@ from sqlalchemy import Column, Dialect, Table
 from sqlalchemy.sql import sqltypes
 from sqlalchemy.sql.elements import ColumnElement
 
-from vba_assets.config import CatalogConfig, DatabaseConfig
+from vba_assets.config import DatabaseConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.errors import ConfigError, ErrorCode
 
 #: ``{(table, column): (character set, collation)}`` as reported by MariaDB/MySQL (lower-case keys).

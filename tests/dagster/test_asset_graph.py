@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from vba_assets.definitions import defs
-from vba_assets.defs.assets import code_version
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
-from vba_assets.pipeline.registry import STAGE_SPECS
+from vba_assets.pipeline.code_versions import stage_code_versions
 
 SNAPSHOT = Path(__file__).with_name("asset_graph.snapshot.json")
 
@@ -62,7 +61,7 @@ def test_every_asset_is_partitioned_by_case_revision_with_dagster_conventions() 
 
 
 def test_code_versions_follow_the_protocol_the_prompts_and_the_stage_code() -> None:
-    versions = {spec.name: code_version(spec) for spec in STAGE_SPECS}
+    versions = {stage.value: version for stage, version in stage_code_versions().items()}
     for name, version in versions.items():
         assert version.startswith(
             f"protocol-{CURRENT_PROTOCOL_VERSION}.prompts-{CURRENT_PROMPT_VERSION}."

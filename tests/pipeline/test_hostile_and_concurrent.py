@@ -10,8 +10,8 @@ from tests.pipeline.support import ER, LLM, imported, project_config, write_repo
 from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.intake import import_report
-from vba_assets.pipeline.replay import verify_revision
 from vba_assets.pipeline.trial import run_trial
+from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import Workspace
 
 HOSTILE_BODY = (

@@ -19,9 +19,9 @@ from vba_assets.errors import ErrorCode
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.frozen import load_frozen
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.replay import verify_revision
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.pipeline.trial import run_trial
+from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import Workspace
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "legacy_v2"

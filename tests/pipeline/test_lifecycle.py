@@ -21,8 +21,8 @@ from tests.pipeline.support import (
 from vba_assets.domain.llm.contract import ProviderFault
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.llm_config import LlmConfig
-from vba_assets.pipeline.replay import verify_revision
 from vba_assets.pipeline.trial import run_trial
+from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import Workspace, canonical_bytes
 
 

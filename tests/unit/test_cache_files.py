@@ -20,7 +20,7 @@ from vba_assets.cli import main
 from vba_assets.domain.heuristics.gazetteer import build_gazetteer
 from vba_assets.domain.heuristics.name_index import IndexedName, build_name_index
 from vba_assets.domain.heuristics.name_scan import SCAN_LAYOUT_VERSION
-from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView
 from vba_assets.worlddata.build import demo_database_path, temp_file_writer
 
 CATALOGS = (

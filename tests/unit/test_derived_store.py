@@ -19,7 +19,7 @@ from vba_assets.domain.heuristics.inflection import (
     inflection_from_document,
 )
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView
 
 T = TypeVar("T")
 CATALOGS = (

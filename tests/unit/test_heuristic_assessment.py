@@ -19,11 +19,6 @@ from vba_assets.domain.heuristics.assessment import (
 )
 from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.heuristics.planning import plan_searches
-from vba_assets.domain.prompting.stage_context import (
-    CandidateView,
-    assessment_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, search_ids
 from vba_assets.domain.resolution.models import (
@@ -37,6 +32,11 @@ from vba_assets.domain.resolution.models import (
     SearchRole,
 )
 from vba_assets.domain.resolution.rules import readable_sources, validate_assessment, validate_plan
+from vba_assets.domain.stage_context import (
+    CandidateView,
+    assessment_stage_context,
+    plan_stage_context,
+)
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

@@ -18,12 +18,6 @@ from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
 from vba_assets.domain.prompting.requests import with_protocol
-from vba_assets.domain.prompting.stage_context import (
-    InterpretationStageContext,
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
@@ -31,6 +25,12 @@ from vba_assets.domain.resolution.context import (
     search_ids,
 )
 from vba_assets.domain.resolution.models import CaptureArtifact, ResolutionContext
+from vba_assets.domain.stage_context import (
+    InterpretationStageContext,
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

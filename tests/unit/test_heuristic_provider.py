@@ -37,11 +37,6 @@ from vba_assets.domain.prompting.requests import (
     build_plan_request,
     plan_validator,
 )
-from vba_assets.domain.prompting.stage_context import (
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
@@ -52,6 +47,11 @@ from vba_assets.domain.resolution.models import (
     CaptureArtifact,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
+)
+from vba_assets.domain.stage_context import (
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
 )
 from vba_assets.errors import ErrorCode
 from vba_assets.intake import import_report

@@ -21,7 +21,7 @@ from vba_assets.domain.heuristics.spans import (
     extract_spans,
     tokenize_source,
 )
-from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 from vba_assets.domain.llm.schemas import provider_schema
 from vba_assets.domain.prompting.requests import plan_validator

@@ -50,14 +50,14 @@ from vba_assets.domain.prompting.requests import (
     build_interpretation_request,
     with_protocol,
 )
-from vba_assets.domain.prompting.stage_context import (
+from vba_assets.domain.protocol import protocol
+from vba_assets.domain.resolution.models import ResolutionContext, UnresolvedIdentityAlias
+from vba_assets.domain.stage_context import (
     CandidateLabel,
     InterpretationStageContext,
     assessment_stage_context,
     interpretation_stage_context,
 )
-from vba_assets.domain.protocol import protocol
-from vba_assets.domain.resolution.models import ResolutionContext, UnresolvedIdentityAlias
 from vba_assets.intake import read_report
 
 V4, V3 = protocol(4), protocol(3)

@@ -24,10 +24,6 @@ from vba_assets.domain.interpretation.rules import (
     causal_phrases,
     interpretation_validator,
 )
-from vba_assets.domain.prompting.stage_context import (
-    InterpretationStageContext,
-    interpretation_stage_context,
-)
 from vba_assets.domain.protocol import RULES, current_protocol
 from vba_assets.domain.resolution.models import (
     FactAlias,
@@ -35,6 +31,10 @@ from vba_assets.domain.resolution.models import (
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
+)
+from vba_assets.domain.stage_context import (
+    InterpretationStageContext,
+    interpretation_stage_context,
 )
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import read_report

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog import lookup as lookup_module
 from vba_assets.domain.catalog.lookup import (
     DEFAULT_LIMIT,
@@ -17,6 +16,7 @@ from vba_assets.domain.catalog.lookup import (
 )
 from vba_assets.domain.catalog.lookup_result import LookupResult, LookupSource, render_lookup
 from vba_assets.domain.catalog.matching import identity_key
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.suggestions import MAX_PROBE_TERMS, candidate_probes
 from vba_assets.domain.catalog.world import CatalogRow, Scalar, SearchResult, SnapshotBinding
 from vba_assets.errors import ConfigError, ErrorCode, InputError

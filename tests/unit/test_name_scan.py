@@ -23,8 +23,8 @@ from vba_assets.domain.heuristics.name_scan import (
     scan_layout_document,
     scan_layout_from_document,
 )
-from vba_assets.domain.prompting.stage_context import CatalogView
 from vba_assets.domain.speed import FAST_PATHS_ENV
+from vba_assets.domain.stage_context import CatalogView
 
 #: Latin-1 letters, wider letters, digits and separators: every blob and every needle kind.
 ALPHABET = st.sampled_from("abeé кд中1 '-")

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context

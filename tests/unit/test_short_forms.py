@@ -11,7 +11,7 @@ import pytest
 from tests.unit.test_heuristic_planning import Reports, plan_text, reports
 from vba_assets.domain.heuristics.gazetteer import build_gazetteer
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

@@ -36,11 +36,6 @@ from vba_assets.domain.prompting.requests import (
     plan_validator,
     request_items_for,
 )
-from vba_assets.domain.prompting.stage_context import (
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
 from vba_assets.domain.resolution.models import (
@@ -48,6 +43,11 @@ from vba_assets.domain.resolution.models import (
     CaptureArtifact,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
+)
+from vba_assets.domain.stage_context import (
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
 )
 from vba_assets.errors import ErrorCode, ModelError, StoreError
 from vba_assets.intake import read_report

@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from vba_assets.config import DEMO_ALLOWLIST, DEMO_CATALOGS, CatalogConfig, load_project_config
+from vba_assets.config import DEMO_ALLOWLIST, DEMO_CATALOGS, load_project_config
 from vba_assets.domain.catalog.search_key import search_key
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 from vba_assets.worlddata import (
     WORLD_TABLE_NAMES,

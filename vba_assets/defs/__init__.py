@@ -9,8 +9,10 @@ __all__ = [
     "failures",
     "inbox",
     "instance_storage",
+    "job",
     "metadata",
     "partitions",
+    "resources",
     "sensors",
     "simulation",
 ]

@@ -6,14 +6,12 @@ data version. The checks are separate definitions (:mod:`vba_assets.defs.checks`
 execute them on their own. A blocked stage (DB outage, provider retry pending, exhausted
 corrections) fails its step with the code and ``retry_at`` in the failure metadata; nothing is lost.
 
-Dagster conventions: every asset has a ``code_version`` derived from the code that computes it
-(:func:`code_version`), owners, tags, and a description that says what it holds, how it is reused
+Dagster conventions: every asset has a ``code_version`` derived from the code of its own stage and
+the stage before it (:mod:`vba_assets.pipeline.code_versions`), owners, tags, and a description that says what it holds, how it is reused
 and which pool it takes. The model-calling assets take a slot of the ``vba_model_calls`` pool and
 the captures one of ``vba_world_db`` (limits: ``dagster instance concurrency set``; README).
 """
 
-import hashlib
-import inspect
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -26,9 +24,8 @@ from vba_assets.defs.metadata import rationale_markdown, split_manifest
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
 from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
-from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
-from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
+from vba_assets.pipeline.code_versions import stage_code_versions
 from vba_assets.pipeline.previews import accepted_manifest_markdown
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import STAGE_SPECS, StageSpec
@@ -36,6 +33,8 @@ from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
 
 GROUP = "case_interpretation"
+#: Per-stage code versions: a stage's own code and checks, and the stage before it.
+CODE_VERSIONS = stage_code_versions()
 #: Who answers for these assets (shown in the UI's asset catalog).
 OWNERS = ["team:case-interpretation"]
 
@@ -54,18 +53,6 @@ def stage_kind(stage: Stage) -> str:
     if stage.calls_model:
         return "model-call"
     return "research" if stage is Stage.RESOLUTION_CAPTURES else "deterministic"
-
-
-def code_version(spec: StageSpec) -> str:
-    """What determines the asset's output: the protocol and prompt versions a new revision
-    freezes, and a hash of the source of the modules holding the stage's function and its
-    checks. A change there shows every partition as stale ("code version changed")."""
-    modules = {inspect.getmodule(spec.run), *(inspect.getmodule(c.evaluate) for c in spec.checks)}
-    digest = hashlib.sha256()
-    for module in sorted((m for m in modules if m is not None), key=lambda m: m.__name__):
-        digest.update(module.__name__.encode())
-        digest.update(inspect.getsource(module).encode())
-    return f"protocol-{CURRENT_PROTOCOL_VERSION}.prompts-{CURRENT_PROMPT_VERSION}.{digest.hexdigest()[:12]}"
 
 
 def asset_description(spec: StageSpec) -> str:
@@ -130,7 +117,7 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
         group_name=GROUP,
         kinds={spec.kind},
         description=asset_description(spec),
-        code_version=code_version(spec),
+        code_version=CODE_VERSIONS[spec.stage],
         owners=OWNERS,
         tags={"vba/stage": stage_kind(spec.stage)},
         pool=stage_pool(spec.stage),

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from vba_assets.definitions import JOB_NAME
+from vba_assets.defs.job import JOB_NAME
 from vba_assets.defs.partitions import case_keys, registered_keys, selection_text
 
 WORKSPACE_YAML = Path(__file__).resolve().parents[2] / "workspace.yaml"

@@ -30,7 +30,7 @@ import dagster as dg
 
 from resources.llm.replay import ReplayProvider
 from vba_assets.config import load_project_config
-from vba_assets.definitions import build_definitions
+from vba_assets.defs.job import build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.domain.llm.contract import ChatMessage, ModelRequest, Provider, ProviderReply
 from vba_assets.domain.stages import MODEL_STAGES

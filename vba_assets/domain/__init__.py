@@ -8,7 +8,8 @@ imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or `
 * :mod:`.resolution`: the plan and assessment outputs, their rules, candidate index, F/N/D context;
 * :mod:`.interpretation`: the final interpretation's contract and rules;
 * :mod:`.llm`: the provider-neutral model contract and the correction loop;
-* :mod:`.prompting`: versioned prompts, stage contexts, request rendering, context manifests;
+* :mod:`.prompting`: versioned prompts, request rendering, context manifests;
+* :mod:`.stage_context`: what each model stage sees (the stage contexts);
 * :mod:`.heuristics`: the deterministic baseline that answers the three model stages;
 * :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
   :mod:`.findings` (the one finding type), :mod:`.frozen` (a revision's frozen inputs),
@@ -31,5 +32,6 @@ __all__ = [
     "protocol",
     "resolution",
     "speed",
+    "stage_context",
     "stages",
 ]

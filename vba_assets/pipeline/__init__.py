@@ -7,6 +7,7 @@ Shared by the Dagster assets (``vba_assets/defs``) and the headless ``vba trial 
 __all__ = [
     "artifacts",
     "checks",
+    "code_versions",
     "completion",
     "frozen",
     "integrity",
@@ -14,7 +15,7 @@ __all__ = [
     "providers",
     "recorder",
     "registry",
-    "replay",
+    "replay_verifiers",
     "requests",
     "revision",
     "stages",

@@ -20,7 +20,7 @@ from vba_assets.domain.resolution.captures import identity_capture_findings
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
-from vba_assets.pipeline import replay
+from vba_assets.pipeline import replay_verifiers
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     load_assessment,
@@ -182,7 +182,7 @@ def check_candidate_index(rev: FrozenRevision) -> CheckOutcome:
     """candidates.json recomputes byte for byte from the captures (the replay verifier)."""
     if (skip := _resolution_skip(rev)) is not None:
         return skip
-    outcome = replay.verify_candidate_index(rev, [])
+    outcome = replay_verifiers.verify_candidate_index(rev, [])
     return CheckOutcome(outcome[1] if outcome else [])
 
 
@@ -205,7 +205,7 @@ def check_selections(rev: FrozenRevision) -> CheckOutcome:
         return found
     findings = [f for f in found if f.code is not ErrorCode.ASSESSMENT_TRUNCATED_SELECTION]
     if not found:  # context.json recomputes from plan, captures and assessment (replay's verifier)
-        outcome = replay.verify_resolution_context(rev, [])
+        outcome = replay_verifiers.verify_resolution_context(rev, [])
         findings += outcome[1] if outcome else []
     return CheckOutcome(findings)
 
@@ -234,7 +234,7 @@ def check_recorded_reply(stage: Stage) -> Check:
     """A model stage's artifact is the reply its accepted dispatch recorded, and that dispatch's
     request rebuilds byte for byte from the frozen artifacts (what ``vba verify`` replays), so an
     edited artifact, an edited recorded reply or a changed frozen input shows on the partition."""
-    verify = replay.verify_model_stage(stage)
+    verify = replay_verifiers.verify_model_stage(stage)
 
     def check(rev: FrozenRevision) -> CheckOutcome:
         outcome = verify(rev, PackageRecorder(rev.package, rev.layout, stage).records())

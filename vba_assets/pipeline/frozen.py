@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
 from vba_assets.domain.prompting.prompts import PromptSet, load_prompt_set
 from vba_assets.domain.prompting.requests import RequestParams

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vba_assets.domain.stages import Stage
-from vba_assets.pipeline import checks, replay
+from vba_assets.pipeline import checks, replay_verifiers
 from vba_assets.pipeline.checks import Check
 from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.previews import stage_preview
-from vba_assets.pipeline.replay import StageVerifier
+from vba_assets.pipeline.replay_verifiers import StageVerifier
 from vba_assets.pipeline.stages import (
     StageResult,
     StageRun,
@@ -90,7 +90,9 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 checks.check_recorded_reply(Stage.RESOLUTION_PLAN),
             ),
         ),
-        verifiers=(("resolution_plan", replay.verify_model_stage(Stage.RESOLUTION_PLAN)),),
+        verifiers=(
+            ("resolution_plan", replay_verifiers.verify_model_stage(Stage.RESOLUTION_PLAN)),
+        ),
     ),
     StageSpec(
         Stage.RESOLUTION_CAPTURES,
@@ -118,7 +120,7 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 checks.check_candidate_index,
             ),
         ),
-        verifiers=(("candidate_index", replay.verify_candidate_index),),
+        verifiers=(("candidate_index", replay_verifiers.verify_candidate_index),),
     ),
     StageSpec(
         Stage.RESOLUTION_ASSESSMENT,
@@ -146,8 +148,11 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
             ),
         ),
         verifiers=(
-            ("resolution_assessment", replay.verify_model_stage(Stage.RESOLUTION_ASSESSMENT)),
-            ("context", replay.verify_resolution_context),
+            (
+                "resolution_assessment",
+                replay_verifiers.verify_model_stage(Stage.RESOLUTION_ASSESSMENT),
+            ),
+            ("context", replay_verifiers.verify_resolution_context),
         ),
     ),
     StageSpec(
@@ -171,7 +176,7 @@ STAGE_SPECS: tuple[StageSpec, ...] = (
                 blocking=False,
             ),
         ),
-        verifiers=(("interpretation", replay.verify_model_stage(Stage.INTERPRETATION)),),
+        verifiers=(("interpretation", replay_verifiers.verify_model_stage(Stage.INTERPRETATION)),),
     ),
 )
 

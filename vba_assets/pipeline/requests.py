@@ -19,18 +19,18 @@ from vba_assets.domain.prompting.requests import (
     build_plan_request,
     plan_validator,
 )
-from vba_assets.domain.prompting.stage_context import (
-    InterpretationStageContext,
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionContext,
     ResolutionPlanOutput,
 )
 from vba_assets.domain.speed import fast_paths_enabled
+from vba_assets.domain.stage_context import (
+    InterpretationStageContext,
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context

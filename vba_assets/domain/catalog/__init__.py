@@ -7,6 +7,7 @@ __all__ = [
     "matching",
     "names",
     "search_key",
+    "settings",
     "suggestions",
     "world",
 ]

@@ -31,7 +31,6 @@ import unicodedata
 from collections.abc import Sequence
 from typing import cast
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.lookup_result import (
     CatalogRecord,
     EntityRow,
@@ -58,6 +57,7 @@ from vba_assets.domain.catalog.names import (
     tokenize,
     unify_punctuation,
 )
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.suggestions import Probe, probe_plan
 from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch, SearchResult
 from vba_assets.errors import ConfigError, ErrorCode, InputError

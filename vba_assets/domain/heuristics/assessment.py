@@ -40,8 +40,8 @@ resolves only to a near spelling clearly ahead of every other entity's name.
 import re
 from collections.abc import Sequence
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.heuristics.candidate_names import (
     MIN_SPELLING,
     SPELLING_MARGIN,
@@ -53,12 +53,6 @@ from vba_assets.domain.heuristics.candidate_names import (
 )
 from vba_assets.domain.heuristics.lexicon import foreign_looking, guess_language
 from vba_assets.domain.heuristics.spans import tokenize_source
-from vba_assets.domain.prompting.stage_context import (
-    AssessmentStageContext,
-    CandidateView,
-    SearchView,
-    SourceView,
-)
 from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
@@ -66,6 +60,12 @@ from vba_assets.domain.resolution.models import (
     MentionCitation,
     ResolutionAssessmentOutput,
     SearchAssessmentOutput,
+)
+from vba_assets.domain.stage_context import (
+    AssessmentStageContext,
+    CandidateView,
+    SearchView,
+    SourceView,
 )
 
 MAX_EVIDENCE_CHARS = 500

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 
 from rapidfuzz.distance import Indel, Levenshtein
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.catalog.matching import EXACT_TIERS
 from vba_assets.domain.catalog.names import fold_accents, normalize_for_match, tokenize
-from vba_assets.domain.prompting.stage_context import CandidateView, SearchView
+from vba_assets.domain.catalog.settings import CatalogConfig
+from vba_assets.domain.stage_context import CandidateView, SearchView
 
 
 def helper_patterns(catalogs: Sequence[CatalogConfig]) -> dict[str, list[re.Pattern[str]]]:

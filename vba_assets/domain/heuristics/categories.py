@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from vba_assets.domain.interpretation.models import InterpretationCategory, OutOfScopeClass
-from vba_assets.domain.prompting.stage_context import SourceView
+from vba_assets.domain.stage_context import SourceView
 
 
 def _patterns(*phrases: str) -> tuple[re.Pattern[str], ...]:

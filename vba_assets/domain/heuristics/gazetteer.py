@@ -45,8 +45,8 @@ from vba_assets.domain.heuristics.spans import (
     name_gap,
     plain_gap,
 )
-from vba_assets.domain.prompting.stage_context import CatalogView
 from vba_assets.domain.speed import fast_paths_enabled
+from vba_assets.domain.stage_context import CatalogView
 
 MAX_NAME_WORDS = 6
 

@@ -60,10 +60,10 @@ from vba_assets.domain.interpretation.models import (
     resolve_relative_date,
 )
 from vba_assets.domain.interpretation.rules import causal_phrases
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.resolution.models import (
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.stage_context import InterpretationStageContext
 
 
 def _clarification(entity: UnresolvedIdentityAlias) -> str:

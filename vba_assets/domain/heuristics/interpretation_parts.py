@@ -16,13 +16,13 @@ from vba_assets.domain.interpretation.models import (
     Unknown,
 )
 from vba_assets.domain.interpretation.rules import causal_phrases
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.resolution.models import (
     MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.stage_context import InterpretationStageContext
 
 MAX_SOURCE_OBSERVATIONS = 8
 MAX_SENTENCE_CHARS = 300

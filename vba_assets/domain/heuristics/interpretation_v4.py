@@ -32,12 +32,12 @@ from vba_assets.domain.interpretation.rules import (
     causal_phrases,
     clarification_needs_names,
 )
-from vba_assets.domain.prompting.stage_context import CandidateLabel, InterpretationStageContext
 from vba_assets.domain.resolution.models import (
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.stage_context import CandidateLabel, InterpretationStageContext
 
 _ALIAS_LIKE = re.compile(r"(?<![\w-])(?:[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
 

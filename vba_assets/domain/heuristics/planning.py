@@ -69,7 +69,6 @@ from vba_assets.domain.heuristics.role_reader import RoleReader
 from vba_assets.domain.heuristics.roles import RoleCues, zone_like
 from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
 from vba_assets.domain.heuristics.terms import Term, group_terms, report_facts
-from vba_assets.domain.prompting.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.resolution.models import (
     IdentityReference,
     MentionCitation,
@@ -78,6 +77,7 @@ from vba_assets.domain.resolution.models import (
     SearchRole,
     UnsearchedName,
 )
+from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 
 MAX_MENTIONS = 8
 #: The longest term a plan may propose (``ProposedSearch.term``, under the world DB's own limit of

@@ -27,7 +27,7 @@ from vba_assets.domain.heuristics.gazetteer import Gazetteer
 from vba_assets.domain.heuristics.lexicon import NOUN_CAPITALIZING, foreign_looking
 from vba_assets.domain.heuristics.roles import RoleCues, mention_cues
 from vba_assets.domain.heuristics.spans import SourceText, Span
-from vba_assets.domain.prompting.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView
 
 #: Span kinds that mean the report wrote the name in the plural ("Defias Thugs").
 PLURAL_KINDS = frozenset({"singular", "catalog_singular"})

@@ -16,8 +16,8 @@ from typing import NamedTuple
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.models import EntityReference, InterpretationOutput
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.resolution.models import MentionCitation
+from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 
 _LISTS = ("affected_subjects", "context_entities")

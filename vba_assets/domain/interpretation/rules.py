@@ -74,8 +74,8 @@ from vba_assets.domain.interpretation.rules_v4 import (
     scope_issues,
 )
 from vba_assets.domain.llm.contract import model_validator_for
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
 from vba_assets.domain.protocol import ProtocolSpec
+from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 
 #: Re-exported: callers import these from here; they are defined in .rules_v4.

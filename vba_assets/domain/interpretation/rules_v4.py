@@ -13,7 +13,7 @@ from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.grounding import RuleContext, rule_issue
 from vba_assets.domain.interpretation.models import OUT_OF_SCOPE_CLASSES, InterpretationOutput
-from vba_assets.domain.prompting.stage_context import InterpretationStageContext
+from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 
 #: How many competing candidates a clarification must name (the first ones, in context order).

@@ -1,4 +1,4 @@
-"""Prompts and requests: versioned prompt files, stage contexts, rendering, context manifests (ARCHITECTURE 7-8)."""
+"""Prompts and requests: versioned prompt files, rendering, context manifests (ARCHITECTURE 7-8)."""
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
@@ -10,6 +10,5 @@ __all__ = [
     "prompts",
     "render",
     "requests",
-    "stage_context",
     "validators",
 ]

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.canonical import canonical_bytes
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.interpretation.models import (
     InterpretationOutput,
     InterpretationOutputV4,
@@ -47,14 +47,6 @@ from vba_assets.domain.prompting.render import (
     stage_notes,
     system_pieces,
 )
-from vba_assets.domain.prompting.stage_context import (
-    AssessmentStageContext,
-    InterpretationStageContext,
-    PlanStageContext,
-    assessment_stage_context,
-    interpretation_stage_context,
-    plan_stage_context,
-)
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
 from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol
 from vba_assets.domain.resolution.legacy import plan_output_model
@@ -65,6 +57,14 @@ from vba_assets.domain.resolution.models import (
     ResolutionPlanOutput,
 )
 from vba_assets.domain.speed import fast_paths_enabled
+from vba_assets.domain.stage_context import (
+    AssessmentStageContext,
+    InterpretationStageContext,
+    PlanStageContext,
+    assessment_stage_context,
+    interpretation_stage_context,
+    plan_stage_context,
+)
 
 SCHEMA_HEADING_SOURCE = "vba_assets/domain/llm/contract.py#SCHEMA_HEADING"
 OUTPUT_NAME_SOURCE = "vba_assets/domain/llm/contract.py#build_request"

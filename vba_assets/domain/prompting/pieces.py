@@ -17,17 +17,17 @@ from typing import Any, NamedTuple, TypeVar
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
-from vba_assets.domain.prompting.stage_context import (
-    InterpretationStageContext,
-    SearchView,
-    SourceView,
-)
 from vba_assets.domain.resolution.models import (
     FactAlias,
     MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
+)
+from vba_assets.domain.stage_context import (
+    InterpretationStageContext,
+    SearchView,
+    SourceView,
 )
 
 CASE = "case.json"

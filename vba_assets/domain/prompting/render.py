@@ -44,16 +44,16 @@ from vba_assets.domain.prompting.pieces import (
     text_of,
     unresolved_lines,
 )
-from vba_assets.domain.prompting.stage_context import (
-    AssessmentStageContext,
-    InterpretationStageContext,
-    PlanStageContext,
-    SourceView,
-)
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     SELECTION_ROLE_LABEL,
     ResolutionContext,
+)
+from vba_assets.domain.stage_context import (
+    AssessmentStageContext,
+    InterpretationStageContext,
+    PlanStageContext,
+    SourceView,
 )
 
 #: The file that holds the fixed texts below: the source of their items (see :func:`fixed`).

@@ -60,14 +60,14 @@ from vba_assets.domain.prompting.layout import (
 )
 from vba_assets.domain.prompting.pieces import text_of
 from vba_assets.domain.prompting.prompts import PromptSet
-from vba_assets.domain.prompting.stage_context import (
+from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
+from vba_assets.domain.protocol import ProtocolVersion, protocol
+from vba_assets.domain.speed import fast_paths_enabled
+from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
     PlanStageContext,
 )
-from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
-from vba_assets.domain.protocol import ProtocolVersion, protocol
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, ModelError
 
 #: Re-exported: callers import these from here (defined in .layout and .validators).

@@ -10,7 +10,7 @@ building a request; the few-shot examples (:mod:`.layout`) are judged by the sam
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.legacy import as_current_plan, plan_output_model

@@ -17,8 +17,8 @@ Three modules; other code imports from this one:
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.case.text import fold, has_format_control
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.assessment_rules import validate_assessment, words_beyond_names

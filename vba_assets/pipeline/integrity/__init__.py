@@ -19,7 +19,7 @@ What vouches for what:
 * Derived files are recomputed: a rejected record from its dispatch record, a manifest's identity
   fields from its record, a ``disabled`` artifact from the frozen setting; the candidate index,
   the F/N/D context and every accepted artifact are recomputed by the replay verifiers
-  (:mod:`vba_assets.pipeline.replay`).
+  (:mod:`vba_assets.pipeline.replay_verifiers`).
 * Frozen inputs are compared with what came after them: the case hash and clock anchor with
   ``case.json``, the protocol, model and parameters with every dispatch record, the resolution
   input with the interpretation input; the captures' snapshot and row limit by the asset checks.

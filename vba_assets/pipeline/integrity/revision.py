@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from vba_assets.config import CatalogConfig
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
 from vba_assets.domain.protocol import protocol

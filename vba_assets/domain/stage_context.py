@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
-from vba_assets.config import CatalogConfig
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import Scalar
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,

@@ -1,25 +1,23 @@
-"""Verify a revision anywhere: no API request, no database (ARCHITECTURE 8, "Replay").
+"""The replay verifiers of the stages: no API request, no database (ARCHITECTURE 8, "Replay").
 
-From the package alone: every artifact's hash and canonical form (the store's ``verify``), every
-file accounted for (:mod:`vba_assets.pipeline.integrity`), every asset check of the registry, then
-per stage (:mod:`vba_assets.pipeline.registry`): every recorded request of a model stage rebuilt
-byte for byte from the frozen artifacts, the accepted reply re-validated under the revision's
-protocol and the artifact recomputed from its accepted dispatch record; the candidate index and
-the F/N/D context recomputed from the captures. Everything wrong is a :class:`Finding`; nothing
-raises for bad data.
+Per stage (listed in :mod:`vba_assets.pipeline.registry`): every recorded request of a model stage
+rebuilt byte for byte from the frozen artifacts, the accepted reply re-validated under the
+revision's protocol and the artifact recomputed from its accepted dispatch record; the candidate
+index and the F/N/D context recomputed from the captures. Everything wrong is a :class:`Finding`;
+nothing raises for bad data. :func:`vba_assets.pipeline.verification.verify_revision` runs them
+with the store's checks, the accounting and the asset checks.
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from vba_assets.domain.canonical import canonical_bytes
-from vba_assets.domain.findings import Finding, errors, unique
+from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.call import conversation, judge_reply
 from vba_assets.domain.llm.contract import DispatchRecord, ModelRequest
 from vba_assets.domain.stages import Stage
-from vba_assets.errors import ErrorCode, VbaError
+from vba_assets.errors import ErrorCode
 from vba_assets.pipeline.artifacts import (
     OUTPUT_KEYS,
     accepted_doc,
@@ -29,27 +27,8 @@ from vba_assets.pipeline.artifacts import (
     load_plan,
     load_resolution_context,
 )
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
-from vba_assets.pipeline.integrity import account_package, account_revision
-from vba_assets.pipeline.recorder import revision_records
+from vba_assets.pipeline.frozen import FrozenRevision
 from vba_assets.pipeline.requests import rebuild_request
-from vba_assets.store import CasePackage
-from vba_assets.store.layout import CASE_JSON
-
-
-@dataclass
-class ReplayReport:
-    """What :func:`verify_revision` checked (``checked``: one line per clean stage) and found."""
-
-    case_id: str
-    revision: str
-    checked: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not errors(self.findings)
-
 
 StageVerifier = Callable[[FrozenRevision, list[DispatchRecord]], "tuple[str, list[Finding]] | None"]
 
@@ -190,101 +169,3 @@ def _finding(code: ErrorCode, stage: Stage, artifact: str, message: str) -> Find
 
 
 #: The artifact each verifier vouches for (its "ok" line is printed only if nothing is wrong with it).
-def _verifier_artifact(rev: FrozenRevision, name: str) -> str | None:
-    layout = rev.layout
-    return {
-        "resolution_plan": layout.plan,
-        "candidate_index": layout.candidates,
-        "resolution_assessment": layout.assessment,
-        "context": layout.context,
-        "interpretation": layout.interpretation,
-    }.get(name)
-
-
-def verify_revision(
-    package: CasePackage,
-    revision: str,
-    *,
-    include_package: bool = True,
-    stored: list[Finding] | None = None,
-) -> ReplayReport:
-    """Everything verifiable about one revision; problems are findings, never raised.
-
-    The store's file checks and the package accounting (``include_package``: also the files
-    outside the revision; ``stored``: the store's findings, when the caller has them), the
-    revision's accounting (:mod:`vba_assets.pipeline.integrity`), every
-    asset check of the registry, and the replay verifiers. ``checked`` lists a verifier's line
-    only when no finding concerns its artifact.
-    """
-    # the registry and the checks import this module
-    from vba_assets.pipeline.checks import evaluate_safely
-    from vba_assets.pipeline.registry import STAGE_SPECS
-
-    rev = load_frozen(package, revision)
-    report = ReplayReport(package.case_id, revision)
-    layout = rev.layout
-    if not package.exists(CASE_JSON) or not package.path(layout.dir).is_dir():
-        missing = CASE_JSON if not package.exists(CASE_JSON) else layout.dir
-        report.findings.append(
-            Finding(
-                code=ErrorCode.ARTIFACT_MISSING,
-                artifact=missing,
-                message="nothing to verify: it does not exist",
-            )
-        )
-        return report
-    stored = package.verify() if stored is None else stored
-    if include_package:
-        report.findings += stored
-        report.findings += account_package(package)
-    else:
-        report.findings += [f for f in stored if (f.artifact or "").startswith(f"{layout.dir}/")]
-    report.findings += account_revision(package, revision)
-    if not package.exists(layout.input):
-        return report
-    try:
-        records = revision_records(package, layout)
-        rev.spec  # noqa: B018 - an unknown protocol version is a finding, not a crash
-        rev.resolution  # noqa: B018
-    except (VbaError, ValidationError) as exc:
-        report.findings.append(_unreadable(None, exc))
-        return report
-    lines: list[tuple[str | None, str]] = []
-    for spec in STAGE_SPECS:
-        produced = layout.artifact(spec.stage) or layout.plan  # captures: once there is a plan
-        for check in spec.checks if package.exists(produced) else ():
-            try:
-                outcome = evaluate_safely(check.evaluate, rev)
-            except Exception as exc:  # a malformed artifact is a finding, never a crash
-                report.findings.append(_unreadable(spec.stage, exc))
-                continue
-            report.findings += [
-                f.model_copy(update={"subject": f.subject or check.name}) for f in outcome.findings
-            ]
-        for name, verifier in spec.verifiers:
-            try:
-                outcome_ = verifier(rev, records)
-            except Exception as exc:  # a malformed artifact is a finding, never a crash
-                report.findings.append(_unreadable(spec.stage, exc))
-                continue
-            if outcome_ is None:
-                continue
-            line, findings = outcome_
-            report.findings += findings
-            lines.append((_verifier_artifact(rev, name), f"{name}: {line}"))
-    report.findings = unique(report.findings)
-    concerned = {f.artifact for f in report.findings if f.is_error}
-    report.checked = [line for artifact, line in lines if artifact not in concerned]
-    return report
-
-
-def _unreadable(stage: Stage | None, exc: Exception) -> Finding:
-    message = exc.message if isinstance(exc, VbaError) else f"{type(exc).__name__}: {exc}"
-    return Finding(
-        code=ErrorCode.CHECK_INPUT_UNREADABLE,
-        subject=stage.value if stage else None,
-        message=f"replay could not read its inputs: {message}",
-    )
-
-
-__all__ = ["ReplayReport", "verify_revision"]

@@ -1,0 +1,60 @@
+"""Per-stage code versions: a change to one stage stales that stage and its downstream only."""
+
+import dataclasses
+
+from vba_assets.domain.stages import Stage
+from vba_assets.pipeline.checks import CheckOutcome
+from vba_assets.pipeline.code_versions import (
+    code_fingerprint,
+    reached_sources,
+    stage_code_versions,
+)
+from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.registry import STAGE_SPECS, CheckSpec
+from vba_assets.pipeline.stages import run_captures, run_plan
+
+ORDER = [spec.stage for spec in STAGE_SPECS]
+
+
+def _dummy_check(rev: FrozenRevision) -> CheckOutcome:
+    return CheckOutcome()
+
+
+def _with_check(stage: Stage) -> tuple:  # type: ignore[type-arg]
+    extra = CheckSpec("dummy", "A check added by the test.", _dummy_check)
+    return tuple(
+        dataclasses.replace(spec, checks=(*spec.checks, extra)) if spec.stage is stage else spec
+        for spec in STAGE_SPECS
+    )
+
+
+def _changed(before: dict[Stage, str], after: dict[Stage, str]) -> list[Stage]:
+    return [stage for stage in ORDER if before[stage] != after[stage]]
+
+
+def test_a_new_plan_check_changes_the_plan_and_its_downstream_only() -> None:
+    before = stage_code_versions()
+    after = stage_code_versions(_with_check(Stage.RESOLUTION_PLAN))
+    assert _changed(before, after) == ORDER[ORDER.index(Stage.RESOLUTION_PLAN) :]
+    assert after[Stage.CASE] == before[Stage.CASE]
+
+
+def test_a_new_interpretation_check_changes_the_interpretation_only() -> None:
+    before = stage_code_versions()
+    after = stage_code_versions(_with_check(Stage.INTERPRETATION))
+    assert _changed(before, after) == [Stage.INTERPRETATION]
+
+
+def test_the_versions_are_stable_and_distinct_per_stage() -> None:
+    versions = stage_code_versions()
+    assert versions == stage_code_versions()
+    assert len(set(versions.values())) == len(ORDER)
+
+
+def test_the_fingerprint_follows_the_project_code_a_stage_names_and_nothing_else() -> None:
+    reached = reached_sources([run_captures])
+    assert "vba_assets.pipeline.stages.search_once" in reached  # called by name
+    assert "vba_assets.pipeline.stages.StageResult" in reached  # a class it names
+    assert "vba_assets.pipeline.stages.run_plan" not in reached  # another stage
+    assert code_fingerprint([run_captures, run_plan]) == code_fingerprint([run_plan, run_captures])
+    assert code_fingerprint([run_captures]) != code_fingerprint([run_plan])

@@ -1,0 +1,36 @@
+"""The ``interpret_cases`` job and the project's definitions for a given set of resources.
+
+:data:`vba_assets.definitions.defs` builds them with the resources of the deployment's
+configuration; tests, simulations and ``vba eval --via dagster`` build them with their own.
+"""
+
+import dagster as dg
+
+from vba_assets.defs.assets import ASSETS
+from vba_assets.defs.checks import CHECKS
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.defs.sensors import build_inbox_sensor
+
+JOB_NAME = "interpret_cases"
+
+interpret_cases_job = dg.define_asset_job(
+    JOB_NAME,
+    selection=dg.AssetSelection.assets(*ASSETS),
+    description="Materialize and check the six case-interpretation assets of one case revision "
+    "(partition `<case>|<revision>`). A failed blocking check stops the downstream assets of the "
+    "run.",
+)
+
+
+def build_definitions(
+    *, project: ProjectResource, world_db: WorldDatabaseResource, llm: LlmResource
+) -> dg.Definitions:
+    """The project's definitions with the given resources (tests and simulations swap them)."""
+    return dg.Definitions(
+        assets=ASSETS,
+        asset_checks=CHECKS,
+        jobs=[interpret_cases_job],
+        sensors=[build_inbox_sensor(JOB_NAME)],
+        resources={"project": project, "world_db": world_db, "llm": llm},
+        executor=dg.in_process_executor,
+    )
