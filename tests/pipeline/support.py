@@ -5,11 +5,12 @@ quality of a model's decisions.
 """
 
 import json
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.scripted_provider import ScriptedProvider, mention
+from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context, mention
 from vba_assets.config import DEMO_ALLOWLIST, DEMO_CATALOGS, ProjectConfig, parse_project_config
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
@@ -201,3 +202,24 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
+
+
+def completed_revision(tmp_path: Path, *, resolution: bool = True) -> CasePackage:
+    """BUG-000020 with revision 0001 run to the end on fixture replies (every check applies)."""
+    workspace, package = imported(tmp_path)
+    case_doc = package.read_json("case.json")
+    replies: dict[str, list[Any]] = {"interpretation": [from_stage_context(interpret)]}
+    if resolution:
+        replies["resolution_plan"] = [plan_reply(case_doc, QUEST)]
+        replies["resolution_assessment"] = [from_stage_context(assess_exact)]
+    config = project_config(tmp_path / "ws", resolution=resolution)
+    report = run(workspace, package.case_id, config, ScriptedProvider(replies))
+    assert report.stages[-1].status == "accepted", report
+    return package
+
+
+def copied(package: CasePackage, destination: Path) -> CasePackage:
+    """A copy of ``package``'s workspace at ``destination`` (tamper the copy, not the original)."""
+    workspace_root = package.root.parents[1]
+    shutil.copytree(workspace_root, destination)
+    return Workspace(destination).case(package.case_id)
