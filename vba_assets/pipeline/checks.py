@@ -24,6 +24,7 @@ from vba_assets.pipeline import replay_verifiers
 from vba_assets.pipeline.artifacts import (
     compute_candidate_index,
     load_assessment,
+    load_candidate_index,
     load_captures,
     load_plan,
 )
@@ -66,10 +67,11 @@ Check = Callable[[FrozenRevision], CheckOutcome]
 
 
 def evaluate_safely(check: Check, rev: FrozenRevision) -> CheckOutcome:
-    """A check that cannot even read its inputs (tampered or corrupt artifacts) has failed."""
+    """A check that cannot even read its inputs (tampered or corrupt artifacts, a file it may not
+    open, a directory where a file belongs) has failed."""
     try:
         return check(rev)
-    except (VbaError, ValidationError, ValueError, KeyError) as exc:
+    except (VbaError, ValidationError, ValueError, KeyError, OSError) as exc:
         message = f"the check could not evaluate: {type(exc).__name__}: {exc}"
         return CheckOutcome([Finding(code=ErrorCode.CHECK_INPUT_UNREADABLE, message=message)])
 
@@ -79,6 +81,15 @@ def _resolution_skip(rev: FrozenRevision) -> CheckOutcome | None:
         return CheckOutcome.not_applicable("entity resolution disabled")
     if load_plan(rev) is None:
         return CheckOutcome.not_applicable("no accepted plan")
+    if rev.resolution is None:  # the plan was accepted, so it was written before: now it is gone
+        message = "an accepted plan, but no entity-resolution input to check it against"
+        return CheckOutcome(
+            [
+                Finding(
+                    code=ErrorCode.ARTIFACT_MISSING, artifact=rev.layout.er_input, message=message
+                )
+            ]
+        )
     return None
 
 
@@ -183,7 +194,9 @@ def check_candidate_index(rev: FrozenRevision) -> CheckOutcome:
     if (skip := _resolution_skip(rev)) is not None:
         return skip
     outcome = replay_verifiers.verify_candidate_index(rev, [])
-    return CheckOutcome(outcome[1] if outcome else [])
+    if outcome is None:
+        return CheckOutcome.not_applicable("no candidate index")
+    return CheckOutcome(outcome[1])
 
 
 def _assessment_findings(rev: FrozenRevision) -> CheckOutcome | list[Finding]:
@@ -221,7 +234,17 @@ def check_interpretation_retention(rev: FrozenRevision) -> CheckOutcome:
     """Selected entities kept with citations, unresolved identities kept as unknowns, citations
     resolve."""
     doc = rev.package.read_json(rev.layout.interpretation)
-    context = interpretation_stage(rev, interpretation_context(rev))
+    resolution = interpretation_context(rev)
+    if resolution is not None and load_candidate_index(rev) is None:  # written before the context
+        message = "a resolution context, but no candidate index for its unresolved identities"
+        return CheckOutcome(
+            [
+                Finding(
+                    code=ErrorCode.ARTIFACT_MISSING, artifact=rev.layout.candidates, message=message
+                )
+            ]
+        )
+    context = interpretation_stage(rev, resolution)
     result = interpretation_validator(context, rev.spec)(doc["interpretation"])
     if isinstance(result, list):
         return CheckOutcome(
