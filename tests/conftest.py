@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.providers import API_KEY_VARS
+
 REPO = Path(__file__).resolve().parents[1]
-_API_KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
 # The demo world DB is content-addressed by its packaged data, so one build serves every test run.
 os.environ.setdefault("VBA_CACHE_DIR", str(REPO / ".cache" / "worlddb"))
-for _var in _API_KEY_VARS:
+for _var in API_KEY_VARS:  # every key variable of the provider registry (tests/providers.py)
     os.environ.pop(_var, None)
 
 _real_connect = socket.socket.connect
@@ -37,7 +38,7 @@ socket.socket.connect = _loopback_only_connect  # type: ignore[method-assign]
 
 @pytest.fixture(autouse=True)
 def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in _API_KEY_VARS:
+    for var in API_KEY_VARS:
         monkeypatch.delenv(var, raising=False)
     yield
 

@@ -31,6 +31,7 @@ import pytest
 from tests.conftest import REPO
 from tests.e2e.dagster_dev import DagsterDev, free_port
 from tests.e2e.graphql import TERMINAL_RUN_STATUSES, DagsterGraphQL
+from tests.providers import API_KEY_VARS
 from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.partitions import partition_key
 from vba_assets.defs.simulation import (
@@ -59,8 +60,7 @@ _CLEARED_ENV = (
     "VBA_LLM_CONFIG",
     "VBA_WORKSPACE",
     "DAGSTER_HOME",
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
+    *API_KEY_VARS,
 )
 
 

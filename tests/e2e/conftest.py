@@ -30,6 +30,7 @@ from tests.e2e.dagster_dev import DagsterDev, dagster_executable, free_port
 from tests.e2e.graphql import DagsterGraphQL, LocationLoadError
 from tests.e2e.settle import Settled, wait_until_settled
 from tests.e2e.verify import sample_case_ids
+from tests.providers import API_KEY_VARS
 from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.sensors import FIRST_REVISION
 from vba_assets.store import Workspace
@@ -48,9 +49,7 @@ _CLEARED_ENV = (
     "VBA_LLM_CONFIG",
     "VBA_WORKSPACE",
     "DAGSTER_HOME",
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
+    *API_KEY_VARS,
 )
 
 

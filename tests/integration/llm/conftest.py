@@ -17,21 +17,25 @@ from resources.llm.openai_compatible import OpenAICompatibleProvider
 from tests.fakes.api_rules import refuse_invalid
 from tests.fakes.http_server import ScriptedHTTPServer
 from tests.fakes.toy_stage import FakeClock
+from tests.providers import API_KEY_VARS, key_vars
 from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.llm_config import parse_llm_config
 
 ANTHROPIC_CANARY = "sk-ant-api03-CANARY-anthropic-7f3c19e2-never-log-me"
 OPENAI_CANARY = "sk-proj-CANARY-openai-4b8d02aa-never-log-me"
-CANARIES = (ANTHROPIC_CANARY, OPENAI_CANARY)
+#: The canary key of each provider that can carry one (test_llm_canaries.py checks the registry).
+CANARY_KEYS: dict[str, str] = {"anthropic": ANTHROPIC_CANARY, "openai_compatible": OPENAI_CANARY}
+CANARIES = tuple(CANARY_KEYS.values())
 
 
 @pytest.fixture
 def canary_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only canary keys in the environment: real ones are removed first."""
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY"):
+    """Only canary keys in the environment: every key variable of the registry is removed first,
+    then each provider's first key variable (its registry default) holds its canary."""
+    for name in API_KEY_VARS:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_CANARY)
-    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_CANARY)
+    for provider, canary in CANARY_KEYS.items():
+        monkeypatch.setenv(key_vars(provider)[0], canary)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ nested, so an escaped key counts as a leak.
 """
 
 import json
+import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -21,10 +22,12 @@ from tests.fakes.model_apis import anthropic_message, openai_completion
 from tests.fakes.toy_stage import GOOD_PLAN, TOOL, FakeClock, plan_request, validate_plan
 from tests.integration.llm.conftest import (
     ANTHROPIC_CANARY,
+    CANARY_KEYS,
     OPENAI_CANARY,
     anthropic_provider,
     openai_provider,
 )
+from tests.providers import API_KEY_VARS, KEYED_PROVIDERS, key_vars
 from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.policy import (
     DispatchBudget,
@@ -120,6 +123,7 @@ PROVIDERS: dict[str, tuple[str, Callable[..., Any], Callable[[str, str], list[Sc
     "anthropic": (ANTHROPIC_CANARY, anthropic_provider, anthropic_replies),
     "openai_compatible": (OPENAI_CANARY, openai_provider, openai_replies),
 }
+
 PATHS = [
     "request_id_header",
     "response_id_escaped",
@@ -175,3 +179,27 @@ def test_no_leak_path_lets_the_key_reach_a_record_a_log_an_error_or_a_request(
     assert leaks == []
     # the leak path was really exercised: the redaction marker is where the key was
     assert any("[REDACTED]" in decoded(text) for text in texts), path
+
+
+# --- the canary follows the provider registry ----------------------------------------------------
+
+def test_every_registered_provider_that_can_carry_a_key_has_a_canary() -> None:
+    """A provider added to vba_assets/provider_registry.py fails here until its leak paths are
+    scripted above (and its key has a canary in tests/integration/llm/conftest.py)."""
+    assert sorted(PROVIDERS) == list(KEYED_PROVIDERS)
+    assert sorted(CANARY_KEYS) == list(KEYED_PROVIDERS)
+    assert all(PROVIDERS[name][0] == CANARY_KEYS[name] for name in PROVIDERS)
+    assert len(set(CANARY_KEYS.values())) == len(CANARY_KEYS)  # a leak names its provider
+
+
+@pytest.mark.parametrize("provider_name", sorted(PROVIDERS))
+def test_the_canary_is_the_key_the_provider_is_built_with(
+    provider_name: str, server: ScriptedHTTPServer
+) -> None:
+    """The canary sits in the variable the provider reads, and the builder builds that provider."""
+    key, build, _ = PROVIDERS[provider_name]
+    provider = build(server.url)
+    assert provider.name == provider_name
+    assert os.environ[key_vars(provider_name)[0]] == key
+    present = {var: os.environ[var] for var in API_KEY_VARS if var in os.environ}
+    assert present == {key_vars(name)[0]: canary for name, canary in CANARY_KEYS.items()}
