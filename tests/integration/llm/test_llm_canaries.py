@@ -183,6 +183,7 @@ def test_no_leak_path_lets_the_key_reach_a_record_a_log_an_error_or_a_request(
 
 # --- the canary follows the provider registry ----------------------------------------------------
 
+
 def test_every_registered_provider_that_can_carry_a_key_has_a_canary() -> None:
     """A provider added to vba_assets/provider_registry.py fails here until its leak paths are
     scripted above (and its key has a canary in tests/integration/llm/conftest.py)."""
