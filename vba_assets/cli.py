@@ -12,10 +12,13 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vba_assets.domain.stages import MODEL_STAGES, STOP_POINTS
 from vba_assets.errors import VbaError, exit_code
+
+if TYPE_CHECKING:
+    from vba_assets.evaluation.via import EvalPaths
 
 
 def _project(args: argparse.Namespace) -> Any:
@@ -308,12 +311,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, eval_paths: "EvalPaths | None" = None) -> int:
+    """Every command; ``eval_paths`` are the ``vba eval --via`` choices (default: ``cli`` only;
+    the ``vba`` entry point, :mod:`vba_assets.app`, adds ``dagster``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["eval"]:  # its own parser: vba eval --dataset F --llm-config F [--out D] ...
         from vba_assets.evaluation.runner import main as eval_main
+        from vba_assets.evaluation.via import CLI_PATHS
 
-        return eval_main(argv[1:])
+        return eval_main(argv[1:], eval_paths if eval_paths is not None else CLI_PATHS)
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)

@@ -6,6 +6,8 @@
 * :mod:`.aggregate`: sums over cases, per tag, language and tracker (pure);
 * :mod:`.runner`: imports each report into a scratch workspace and runs the pipeline (IO), and
   :func:`~vba_assets.evaluation.runner.main`, the command line;
+* :mod:`.via`: how each case runs (``--via``): the :class:`~.via.EvalPath` strategy, its CLI
+  implementation (``run_trial``); the Dagster one is ``vba_assets.defs.eval_job``;
 * :mod:`.observing`: reads an evaluated revision into an observation (IO);
 * :mod:`.report`: ``results.json`` and ``results.md``;
 * :mod:`.comparison`: the committed baseline and ``vba eval --compare``;

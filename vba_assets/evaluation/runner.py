@@ -2,9 +2,10 @@
 
 Each line becomes a case (case id = the line's ``id``) in a scratch workspace: a temporary folder,
 or ``<out>/workspace`` with ``--out``. The case is imported like any report
-(:func:`~vba_assets.intake.import_report`) and run with
-:func:`~vba_assets.pipeline.trial.run_trial` up to ``interpretation`` in revision ``0001``, the same
-stage code as the Dagster assets, against the project's world DB (the embedded demo DB by default).
+(:func:`~vba_assets.intake.import_report`) and run up to ``interpretation`` in revision ``0001``
+against the project's world DB (the embedded demo DB by default), by the chosen
+:class:`~vba_assets.evaluation.via.EvalPath`: :func:`~vba_assets.pipeline.trial.run_trial` (``--via
+cli``, the default) or the ``interpret_cases`` Dagster job in process (``--via dagster``).
 The accepted artifacts (plan, candidate index, assessment, dispatch records) are then read back and
 scored (:mod:`vba_assets.evaluation.metrics`). A case whose import or pipeline raises is scored
 with whatever it accepted before, and listed with its error code; it is never dropped.
@@ -24,14 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from resources.world_db import WorldDatabase
 from vba_assets.config import (
     ProjectConfig,
     embedded_project_config,
     load_project_config,
     read_toml,
 )
-from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.errors import (
     ConfigError,
     ErrorCode,
@@ -55,9 +54,16 @@ from vba_assets.evaluation.observations import (
 )
 from vba_assets.evaluation.observing import observe_case
 from vba_assets.evaluation.report import DEFAULT_RATE_TOLERANCE, EvalReport, RunInfo, write_results
+from vba_assets.evaluation.via import (
+    CLI_PATHS,
+    DEFAULT_VIA,
+    CaseRunner,
+    EvalPath,
+    EvalPaths,
+    TrialPath,
+)
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig, load_llm_config, model_name
-from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import Workspace
 
 #: Every evaluated case runs in this revision of its scratch package.
@@ -79,6 +85,7 @@ def run_eval(
     progress: Progress | None = None,
     jobs: int = 1,
     prices: Mapping[str, Price] | Path | str | None = None,
+    via: EvalPath | None = None,
 ) -> EvalReport:
     """Evaluate a dataset; with ``out_dir``, also write ``results.json`` and ``results.md`` there.
 
@@ -94,6 +101,8 @@ def run_eval(
             lock; results keep the dataset order). With a network provider, mind its rate limits.
         prices: a price table (model name -> :class:`Price`) or a TOML file of one
             (:func:`load_prices`) for the cost per case; None reports no cost.
+        via: how each case is run (:mod:`vba_assets.evaluation.via`); None is
+            :class:`~vba_assets.evaluation.via.TrialPath`, what ``vba trial run`` runs.
 
     Raises:
         InputError: a bad dataset (``EVAL_DATASET_INVALID``) or an ``out_dir`` made by another
@@ -116,15 +125,24 @@ def run_eval(
     table = load_prices(prices) if isinstance(prices, Path | str) else prices
     if table is not None and label is None:
         label = "given in code"
+    path = via if via is not None else TrialPath()
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="vba-eval-") as scratch:
             report = _evaluate(
-                dataset, info, llm, project, Path(scratch) / "workspace", progress, jobs, table
+                dataset,
+                info,
+                llm,
+                project,
+                Path(scratch) / "workspace",
+                progress,
+                jobs,
+                table,
+                path,
             )
             return dataclasses.replace(report, prices=label)
     out = Path(out_dir)
     _claim_out_dir(out, info)
-    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs, table)
+    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs, table, path)
     report = dataclasses.replace(report, prices=label)
     write_results(report, out)
     return report
@@ -213,28 +231,15 @@ def _evaluate(
     workspace_root: Path,
     progress: Progress | None,
     jobs: int,
-    prices: Mapping[str, Price] | None = None,
+    prices: Mapping[str, Price] | None,
+    via: EvalPath,
 ) -> EvalReport:
     workspace = Workspace(workspace_root)
-    local = threading.local()
-    opened: list[WorldDatabase] = []
     lock = threading.Lock()
     done = [0]
 
-    def open_db() -> WorldDatabase:
-        # One DB object per worker thread; run_trial closes it after each case and a later use
-        # reconnects, so the reflected schema and snapshot binding are computed once per thread.
-        if not hasattr(local, "db"):
-            local.db = WorldDatabase.from_config(project)
-            with lock:
-                opened.append(local.db)
-        db: WorldDatabase = local.db
-        return db
-
-    def run_one(case: EvalCase, reports_dir: Path) -> CaseResult:
-        observation = evaluate_case(
-            workspace, case, llm, project, reports_dir, open_db, prices=prices
-        )
+    def run_one(run_case: CaseRunner, case: EvalCase, reports_dir: Path) -> CaseResult:
+        observation = evaluate_case(workspace, case, run_case, reports_dir, prices=prices)
         if progress is not None:
             state = f"blocked {observation.error_code}" if observation.error_code else "ok"
             with lock:
@@ -242,31 +247,31 @@ def _evaluate(
                 progress(f"[{done[0]}/{len(dataset)}] {case.id}: {state}")
         return score_case(case, observation, info.max_searches)
 
-    try:
-        with tempfile.TemporaryDirectory(prefix="vba-eval-reports-") as scratch:
-            pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="vba-eval")
-            try:
-                futures = [pool.submit(run_one, case, Path(scratch)) for case in dataset.cases]
-                results = tuple(future.result() for future in futures)  # dataset order
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)  # a config error stops the rest
-    finally:
-        for db in opened:
-            db.close()
+    with (
+        via.open(workspace, project, llm) as run_case,
+        tempfile.TemporaryDirectory(prefix="vba-eval-reports-") as scratch,
+    ):
+        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="vba-eval")
+        try:
+            futures = [
+                pool.submit(run_one, run_case, case, Path(scratch)) for case in dataset.cases
+            ]
+            results = tuple(future.result() for future in futures)  # dataset order
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)  # a config error stops the rest
     return EvalReport(run=info, cases=results)
 
 
 def evaluate_case(
     workspace: Workspace,
     case: EvalCase,
-    llm: LlmConfig,
-    project: ProjectConfig,
+    run_case: CaseRunner,
     reports_dir: Path,
-    open_db: Callable[[], ReadOnlyWorldDatabase] | None = None,
     *,
     prices: Mapping[str, Price] | None = None,
 ) -> CaseObservation:
-    """Import and run one case, then read back what it accepted (errors are recorded)."""
+    """Import and run one case (``run_case``: the chosen path), then read back what it accepted
+    (errors are recorded; a :class:`ConfigError` stops the evaluation)."""
     error: VbaError | None = None
     try:
         report_path = reports_dir / f"{case.id}.json"
@@ -274,16 +279,7 @@ def evaluate_case(
             json.dumps(case.report_document(), ensure_ascii=False), encoding="utf-8"
         )
         import_report(workspace, report_path)
-        run_trial(
-            workspace,
-            case.id,
-            EVAL_REVISION,
-            project,
-            llm,
-            stop_after="interpretation",
-            max_dispatches=llm.max_dispatches,
-            open_db=open_db,
-        )
+        run_case(case.id, EVAL_REVISION)
     except ConfigError:
         raise  # the operator's configuration, not this report: stop the run
     except VbaError as exc:
@@ -299,7 +295,7 @@ def evaluate_case(
 # --- command line -------------------------------------------------------------------------------
 
 
-def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
+def build_parser(prog: str = "vba eval", paths: EvalPaths = CLI_PATHS) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Measure entity resolution on a gold dataset (quality and model cost).",
@@ -327,6 +323,13 @@ def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
         help=f"allowed rate drop against --baseline (default {DEFAULT_RATE_TOLERANCE})",
     )
     parser.add_argument(
+        "--via",
+        choices=sorted(paths),
+        default=DEFAULT_VIA,
+        help="how each case runs: cli = run_trial, what `vba trial run` runs (default); dagster = "
+        "the interpret_cases job in process, one partition per case (the `vba` command only)",
+    )
+    parser.add_argument(
         "--jobs", type=int, default=1, help="cases run concurrently (default 1; mind rate limits)"
     )
     parser.add_argument("--write-baseline", help="write this run's baseline document here")
@@ -338,9 +341,13 @@ def build_parser(prog: str = "vba eval") -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``vba eval``. Exit codes as ``vba`` (2 input, 3 config, ...) plus 7 below baseline."""
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, paths: EvalPaths = CLI_PATHS) -> int:
+    """``vba eval``. Exit codes as ``vba`` (2 input, 3 config, ...) plus 7 below baseline.
+
+    ``paths`` are the ``--via`` choices (:mod:`vba_assets.evaluation.via`); the ``vba`` entry
+    point adds ``dagster``.
+    """
+    parser = build_parser(paths=paths)
     args = parser.parse_args(argv)
     if args.compare is None and args.dataset is None:
         parser.error("one of --dataset or --compare is required")
@@ -357,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=lambda line: print(line, file=sys.stderr),
             jobs=args.jobs,
             prices=args.prices,
+            via=paths[args.via](),
         )
         print(report.markdown().split("\n## By tag")[0].rstrip())
         if report.blocked:
