@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_lookup_does_not_import_dagster() -> None:
     code = (
         "import sys\n"
-        "from vba_assets.cli import main\n"
+        "from vba_assets.app import main\n"
         "rc = main(['lookup', '--json', 'Goldark'])\n"
         "assert 'dagster' not in sys.modules, 'vba lookup imported dagster'\n"
         "sys.exit(rc)\n"
