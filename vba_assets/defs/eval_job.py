@@ -3,7 +3,7 @@
 ARCHITECTURE 15 ("One path"): the Dagster job is the product path, so the evaluation can run each
 case the way the UI does. :class:`DagsterPath` is the Dagster implementation of
 :class:`~vba_assets.evaluation.via.EvalPath`: one ephemeral instance per evaluation, the project's
-own Definitions (:func:`vba_assets.definitions.build_definitions`) with its real resources
+own Definitions (:func:`vba_assets.defs.job.build_definitions`) with its real resources
 configured from the evaluation's project and LLM config files, and one dynamic partition per case
 (registered with :func:`vba_assets.defs.partitions.register`, its key built there). Each case is one
 ``execute_in_process`` run of the job; a step that fails re-raises the stage's
@@ -22,7 +22,7 @@ from pathlib import Path
 import dagster as dg
 
 from vba_assets.config import ProjectConfig, load_project_config
-from vba_assets.definitions import JOB_NAME, build_definitions
+from vba_assets.defs.job import JOB_NAME, build_definitions
 from vba_assets.defs.partitions import partition_key, register
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.errors import ConfigError, ErrorCode, VbaError
