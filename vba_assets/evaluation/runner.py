@@ -125,7 +125,7 @@ def run_eval(
     table = load_prices(prices) if isinstance(prices, Path | str) else prices
     if table is not None and label is None:
         label = "given in code"
-    path = via if via is not None else TrialPath()
+    chosen = via if via is not None else TrialPath()
     if out_dir is None:
         with tempfile.TemporaryDirectory(prefix="vba-eval-") as scratch:
             report = _evaluate(
@@ -137,12 +137,14 @@ def run_eval(
                 progress,
                 jobs,
                 table,
-                path,
+                chosen,
             )
             return dataclasses.replace(report, prices=label)
     out = Path(out_dir)
     _claim_out_dir(out, info)
-    report = _evaluate(dataset, info, llm, project, out / "workspace", progress, jobs, table, path)
+    report = _evaluate(
+        dataset, info, llm, project, out / "workspace", progress, jobs, table, chosen
+    )
     report = dataclasses.replace(report, prices=label)
     write_results(report, out)
     return report
