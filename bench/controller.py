@@ -68,7 +68,7 @@ from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.intake import import_report
 from vba_assets.pipeline import trial
 from vba_assets.pipeline.checks import evaluate_safely
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.registry import check_specs
 from vba_assets.store import RevisionLayout, Workspace

@@ -56,7 +56,7 @@ from vba_assets.pipeline.artifacts import (
     load_plan,
     load_resolution_context,
 )
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

@@ -20,7 +20,7 @@ from vba_assets.domain.prompting.manifest import ContextManifest, account_lines
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import ErrorCode, InputError, StoreError
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.previews import manifest_rows, summary_lines
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request

@@ -21,7 +21,7 @@ from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.evaluation.runner import run_eval
 from vba_assets.llm_config import LlmConfig, load_llm_config
 from vba_assets.pipeline.checks import Check, CheckOutcome
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -26,7 +26,7 @@ from tests.pipeline.support import completed_revision, copied
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline import requests
 from vba_assets.pipeline.checks import CheckOutcome, evaluate_safely
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.registry import CheckSpec, check_specs
 from vba_assets.store import CasePackage
 

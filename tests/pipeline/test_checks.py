@@ -22,7 +22,7 @@ from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode
 from vba_assets.pipeline import checks
 from vba_assets.pipeline.checks import evaluate_safely
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.registry import CheckSpec, check_specs
 from vba_assets.store import CasePackage, canonical_bytes, sha256_hex
 

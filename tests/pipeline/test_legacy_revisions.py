@@ -17,7 +17,7 @@ from vba_assets.domain.llm.call import conversation
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import ErrorCode
 from vba_assets.llm_config import LlmConfig
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.pipeline.trial import run_trial

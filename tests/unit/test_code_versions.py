@@ -9,7 +9,7 @@ from vba_assets.pipeline.code_versions import (
     reached_sources,
     stage_code_versions,
 )
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.registry import STAGE_SPECS, CheckSpec
 from vba_assets.pipeline.stages import run_captures, run_plan
 

@@ -45,7 +45,7 @@ from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION, load_pro
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, InputError, ModelError, StoreError
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.previews import stage_preview
 from vba_assets.pipeline.stages import StageResult
 from vba_assets.pipeline.verification import verify_revision

@@ -22,7 +22,7 @@ from vba_assets.domain.prompting.prompts import load_prompt_set
 from vba_assets.domain.prompting.requests import RequestParams, request_items_for
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ModelError
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.store import CasePackage

@@ -6,6 +6,7 @@ __all__ = [
     "backfill",
     "checks",
     "concurrency",
+    "eval_job",
     "failures",
     "inbox",
     "instance_storage",

@@ -19,7 +19,7 @@ from vba_assets.defs.metadata import findings_table
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
 from vba_assets.defs.resources import ProjectResource
 from vba_assets.pipeline.checks import CheckOutcome, evaluate_safely
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.registry import STAGE_SPECS, CheckSpec, StageSpec
 
 

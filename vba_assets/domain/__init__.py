@@ -12,7 +12,7 @@ imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or `
 * :mod:`.stage_context`: what each model stage sees (the stage contexts);
 * :mod:`.heuristics`: the deterministic baseline that answers the three model stages;
 * :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
-  :mod:`.findings` (the one finding type), :mod:`.frozen` (a revision's frozen inputs),
+  :mod:`.findings` (the one finding type), :mod:`.frozen_inputs` (a revision's frozen inputs),
   :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base).
 """
 
@@ -24,7 +24,7 @@ __all__ = [
     "catalog",
     "clock",
     "findings",
-    "frozen",
+    "frozen_inputs",
     "heuristics",
     "interpretation",
     "llm",

@@ -24,7 +24,7 @@ from vba_assets.pipeline.artifacts import (
     load_candidate_index,
     load_plan,
 )
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.provider_registry import PROVIDERS
 from vba_assets.store import CasePackage

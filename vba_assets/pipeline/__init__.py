@@ -9,7 +9,7 @@ __all__ = [
     "checks",
     "code_versions",
     "completion",
-    "frozen",
+    "frozen_revision",
     "integrity",
     "previews",
     "providers",

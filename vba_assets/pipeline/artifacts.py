@@ -24,7 +24,7 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.store.layout import dispatch_name
 
 #: Why a stage of a revision without entity resolution holds a ``disabled`` artifact.

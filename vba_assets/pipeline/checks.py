@@ -28,7 +28,7 @@ from vba_assets.pipeline.artifacts import (
     load_captures,
     load_plan,
 )
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import interpretation_context, interpretation_stage
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON

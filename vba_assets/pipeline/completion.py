@@ -27,7 +27,7 @@ from vba_assets.domain.resolution.models import CaptureArtifact
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
 from vba_assets.pipeline.artifacts import accepted_doc, accepted_event_fields, load_plan
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.pipeline.revision import started_fields

@@ -16,7 +16,7 @@ from vba_assets.domain.prompting.manifest import (
 )
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline.artifacts import load_captures, load_plan
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.store.layout import manifest_of
 
 if TYPE_CHECKING:

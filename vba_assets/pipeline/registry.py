@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline import checks, replay_verifiers
 from vba_assets.pipeline.checks import Check
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.previews import stage_preview
 from vba_assets.pipeline.replay_verifiers import StageVerifier
 from vba_assets.pipeline.stages import (

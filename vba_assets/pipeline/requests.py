@@ -34,7 +34,7 @@ from vba_assets.domain.stage_context import (
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.store.layout import CASE_JSON
 
 Validate = Callable[[Any], Any]

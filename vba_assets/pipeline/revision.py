@@ -2,7 +2,7 @@
 
 A revision is an immutable analysis attempt (ARCHITECTURE 4, 9). :func:`freeze_revision` is the
 only writer of its frozen inputs (``input.json``, ``entity-resolution/input.json``) and of its
-``started`` event; reading them is :func:`vba_assets.pipeline.frozen.load_frozen`. A run whose
+``started`` event; reading them is :func:`vba_assets.pipeline.frozen_revision.load_frozen`. A run whose
 current configuration differs from the frozen one is refused before anything is sent or queried
 (``REVISION_FROZEN`` for the provider and model; ``ENTITY_RESOLUTION_BINDING_CHANGED`` for the
 catalogs and the snapshot, at every unfinished stage of a revision with entity resolution;
@@ -18,14 +18,14 @@ from vba_assets.config import ProjectConfig
 from vba_assets.domain.canonical import content_hash
 from vba_assets.domain.catalog.world import SnapshotBinding
 from vba_assets.domain.clock import format_timestamp, utc_now
-from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
+from vba_assets.domain.frozen_inputs import InterpretationInput, ResolutionInput
 from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError, VbaError
 from vba_assets.llm_config import LlmConfig, model_name, schema_dialect
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.store import CasePackage
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON, RevisionLayout
 

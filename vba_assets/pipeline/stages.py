@@ -38,7 +38,7 @@ from vba_assets.pipeline.artifacts import (
     load_plan,
 )
 from vba_assets.pipeline.completion import complete_records
-from vba_assets.pipeline.frozen import FrozenRevision
+from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import (
     BuiltRequest,

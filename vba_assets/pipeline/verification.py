@@ -19,7 +19,7 @@ from vba_assets.domain.findings import Finding, errors, unique
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.pipeline.checks import evaluate_safely
-from vba_assets.pipeline.frozen import FrozenRevision, load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.integrity import (
     account_package,
     account_revision,

@@ -25,7 +25,7 @@ from vba_assets.evaluation.observing import observe_case
 from vba_assets.evaluation.report import EvalReport, RunInfo
 from vba_assets.evaluation.runner import load_prices, run_eval
 from vba_assets.llm_config import parse_llm_config
-from vba_assets.pipeline.frozen import load_frozen
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import Workspace

@@ -34,6 +34,6 @@ from vba_assets.pipeline.integrity.imported import (
     revision_folders,
     revision_of,
 )
-from vba_assets.pipeline.integrity.revision import account_revision
+from vba_assets.pipeline.integrity.revision_accounting import account_revision
 
 __all__ = ["account_package", "account_revision", "revision_folders", "revision_of"]

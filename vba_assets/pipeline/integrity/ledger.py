@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from vba_assets.domain.findings import Finding, Severity
-from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
+from vba_assets.domain.frozen_inputs import InterpretationInput, ResolutionInput
 from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.stages import Stage

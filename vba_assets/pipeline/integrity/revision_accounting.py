@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.findings import Finding
-from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
+from vba_assets.domain.frozen_inputs import InterpretationInput, ResolutionInput
 from vba_assets.domain.protocol import protocol
 from vba_assets.domain.stages import MODEL_STAGES
 from vba_assets.errors import ErrorCode, StoreError, VbaError

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.frozen import InterpretationInput, ResolutionInput
+from vba_assets.domain.frozen_inputs import InterpretationInput, ResolutionInput
 from vba_assets.domain.prompting.prompts import PromptSet, load_prompt_set
 from vba_assets.domain.prompting.requests import RequestParams
 from vba_assets.domain.protocol import ProtocolSpec, protocol
