@@ -11,6 +11,10 @@ exactly four outcomes (:class:`LookupResult`), as the variable-definition tool o
   :data:`~.suggestions.MAX_PROBE_TERMS` word and spelling probes per catalog (:mod:`.suggestions`);
 * ``error`` / ``no_word_characters``: the query has no letter or digit; no search is made.
 
+A query that gives an identity (``23487``, ``npc=23487``, a database URL of a creature page) is
+fetched by that identity instead of searched (:mod:`.identity_lookup`): ``success`` with tier
+``identity``, or ``error`` / ``no_match`` when no catalog in scope holds it.
+
 ``limit`` (default :data:`DEFAULT_LIMIT`) is only how many options or suggestions are shown; it is
 clamped to :data:`MIN_LIMIT`-:data:`MAX_LIMIT` (a clamped value is noted in the result). It never
 changes the outcome: every query search asks for :data:`QUERY_ROW_LIMIT` rows and every probe for
@@ -31,10 +35,10 @@ import unicodedata
 from collections.abc import Sequence
 from typing import cast
 
+from vba_assets.domain.catalog.identity_lookup import identity_query, lookup_identity
 from vba_assets.domain.catalog.lookup_result import (
     CatalogRecord,
     EntityRow,
-    FieldValue,
     LookupResult,
     LookupSource,
     MatchedEntity,
@@ -42,6 +46,7 @@ from vba_assets.domain.catalog.lookup_result import (
     SearchRecord,
     Status,
     TierLabel,
+    field_values,
 )
 from vba_assets.domain.catalog.matching import (
     EXACT_TIERS,
@@ -165,21 +170,6 @@ def query_terms(query: str) -> list[str]:
     for term in terms:
         unique.setdefault(_ascii_lower(term), term)
     return list(unique.values())
-
-
-def _fields(row: CatalogRow, columns: Sequence[str]) -> list[FieldValue]:
-    """Each configured column's value, or why it is unavailable (never a guess)."""
-    values: list[FieldValue] = []
-    for column in columns:
-        if column not in row.data:
-            note = "not returned by the catalog"
-        elif row.data[column] is None:
-            note = "NULL: the database holds no value"
-        else:
-            values.append(FieldValue(column=column, available=True, value=row.data[column]))
-            continue
-        values.append(FieldValue(column=column, available=False, note=note))
-    return values
 
 
 def _option(candidate: RankedCandidate) -> dict[str, object]:
@@ -307,7 +297,7 @@ class _Lookup:
                 key=lambda item: (name_key(item.name), json.dumps(item.data, sort_keys=True)),
             )
             entity_rows = [
-                EntityRow(name=r.name, fields=_fields(r, config.data_columns)) for r in rows
+                EntityRow(name=r.name, fields=field_values(r, config.data_columns)) for r in rows
             ]
             note = None if rows else f"{config.name} holds no row with this identity"
             records.append(
@@ -318,7 +308,7 @@ class _Lookup:
         also = (f"{ref.catalog}: {ref.name} ({ref.tier.label})" for ref in candidate.also_matched)
         return MatchedEntity(
             **_option(candidate),
-            fields=_fields(row, columns),
+            fields=field_values(row, columns),
             also_matched=list(dict.fromkeys(also)),
             records=records,
         )
@@ -379,6 +369,11 @@ def lookup(
     state = _Lookup(query, select_catalogs(catalogs, catalog), catalogs, search, shown)
     if clamped:
         state.notes.append(clamped)
+    identity = identity_query(query)
+    if identity is not None:  # `23487`, `npc=23487`, a database URL (.identity_lookup)
+        return lookup_identity(
+            query, identity, state.scope, catalogs, search, limit=shown, notes=state.notes
+        )
     if not tokenize(query):
         return state.result(
             "error",

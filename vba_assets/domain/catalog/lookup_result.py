@@ -4,17 +4,22 @@ The models are the JSON contract of ``vba lookup --json``; :func:`render_lookup`
 text shown otherwise. How a lookup reaches its result is :mod:`.lookup`'s business.
 """
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from vba_assets.domain.catalog.world import Scalar
+from vba_assets.domain.catalog.world import CatalogRow, Scalar
 from vba_assets.errors import ErrorCode
 
 Status = Literal["success", "needs_confirmation", "error"]
 Reason = Literal["no_match", "no_word_characters"]
 SearchPurpose = Literal["query", "query_variant", "word_probe", "spelling_probe"]
-TierLabel = Literal["exact_name", "exact_localized_name", "whole_phrase", "all_tokens", "substring"]
+#: How the entity was found: a name tier (:class:`~.matching.MatchTier`), or ``identity`` for a
+#: query that gives the entity's id (``23487``, ``npc=23487``, a database URL), fetched by it.
+TierLabel = Literal[
+    "exact_name", "exact_localized_name", "whole_phrase", "all_tokens", "substring", "identity"
+]
 
 
 class _Model(BaseModel):
@@ -137,6 +142,21 @@ class LookupResult(_Model):
         if not shape_ok:
             raise ValueError(f"inconsistent {self.status!r} lookup result")
         return self
+
+
+def field_values(row: CatalogRow, columns: Sequence[str]) -> list[FieldValue]:
+    """Each configured column's value, or why it is unavailable (never a guess)."""
+    values: list[FieldValue] = []
+    for column in columns:
+        if column not in row.data:
+            note = "not returned by the catalog"
+        elif row.data[column] is None:
+            note = "NULL: the database holds no value"
+        else:
+            values.append(FieldValue(column=column, available=True, value=row.data[column]))
+            continue
+        values.append(FieldValue(column=column, available=False, note=note))
+    return values
 
 
 def _value(field: FieldValue, *, why: bool = True) -> str:
