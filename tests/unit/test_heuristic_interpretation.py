@@ -135,6 +135,19 @@ def test_unresolved_affected_subject_makes_the_report_ambiguous(
     assert [u.ref for u in output.unknowns if u.ref] == ["D1"]
 
 
+def test_a_mention_over_the_search_budget_is_said_to_be_not_searched(
+    samples: dict[str, tuple[InterpretationStageContext, InterpretationOutput]],
+) -> None:
+    context, output = samples["BUG-000025"]
+    assert context.resolution is not None
+    skipped = [d for d in context.resolution.unresolved if d.status == "not_searched"]
+    assert [d.term for d in skipped] == ["Pink Elekk"]
+    texts = {u.ref: u.description for u in output.unknowns}
+    text = texts[skipped[0].alias]
+    assert "'Pink Elekk'" in text and "not searched" in text and "search budget" in text
+    assert "remain possible" not in text
+
+
 @pytest.mark.parametrize(
     ("case_id", "category"),
     [

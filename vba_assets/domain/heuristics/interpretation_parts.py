@@ -84,6 +84,11 @@ def unknown_text(entity: UnresolvedIdentityAlias) -> str:
             "scoped to that catalog, filter and snapshot; it does not show the entity is absent "
             "from the running world."
         )
+    if entity.status == "not_searched":
+        return (
+            f"Which entity '{entity.term}' is: not searched, the resolution plan was over its "
+            "search budget (max_searches) before this mention, so no catalog entry was looked up."
+        )
     if entity.status == "truncated":
         return (
             f"Which entity '{entity.term}' is: more catalog rows matched than were captured, so "
