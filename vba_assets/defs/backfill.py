@@ -13,9 +13,10 @@ registered is not offered (there are no phantom revisions to backfill).
 """
 
 import argparse
+import os
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -32,6 +33,24 @@ def case_backfill_keys(
     """The registered keys of the case: every revision, or only the latest."""
     keys = case_keys(registered_keys(instance), case_id)
     return keys if all_revisions else keys[-1:]
+
+
+def dagster_home_problem(environ: Mapping[str, str]) -> str | None:
+    """Why ``DagsterInstance.get()`` would fail on ``$DAGSTER_HOME`` (one line), else None.
+
+    Dagster raises ``DagsterHomeNotSetError`` (a multi-line advice) or an invariant violation;
+    this CLI says it in one line instead, with what `make run` uses.
+    """
+    home = environ.get("DAGSTER_HOME", "")
+    hint = "export DAGSTER_HOME to the instance the UI uses (make run: $PWD/.dagster-home)"
+    if not home:
+        return f"DAGSTER_HOME is not set: {hint}"
+    path = Path(home).expanduser()
+    if not path.is_absolute():
+        return f"DAGSTER_HOME={home!r} is not an absolute path: {hint}"
+    if not path.is_dir():
+        return f"DAGSTER_HOME={home!r} is not an existing folder: {hint}"
+    return None
 
 
 def backfill_command(keys: Sequence[str], workspace_yaml: Path = WORKSPACE_YAML) -> list[str]:
@@ -61,6 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--launch", action="store_true", help="submit the backfill now")
     args = parser.parse_args(argv)
+    problem = dagster_home_problem(os.environ)
+    if problem is not None:
+        print(f"backfill: {problem}", file=sys.stderr)
+        return 3
     with dg.DagsterInstance.get() as instance:
         keys = case_backfill_keys(instance, args.case_id, all_revisions=args.all_revisions)
     if not keys:
