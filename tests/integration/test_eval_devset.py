@@ -168,12 +168,16 @@ def test_main_writes_a_baseline_and_fails_below_it(
     assert main(["--dataset", str(dataset), "--write-baseline", str(baseline)]) == 0
     written = json.loads(baseline.read_text("utf-8"))
     assert written["rates"]["mention_accuracy"] == 1.0 and written["provider"] == "heuristic"
+    capsys.readouterr()
     assert main(["--dataset", str(dataset), "--baseline", str(baseline)]) == 0
+    passed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("baseline ")]
+    assert len(passed) == 1 and passed[0].startswith(f"baseline {baseline}: passed: "), passed
     written["rates"]["calls_per_case"] = 2.0
     baseline.write_text(json.dumps(written), "utf-8")
     capsys.readouterr()
     assert main(["--dataset", str(dataset), "--baseline", str(baseline)]) == EXIT_REGRESSION
-    assert "REGRESSION: calls_per_case" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "REGRESSION: calls_per_case" in out and f"baseline {baseline}: FAILED: " in out
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "x|y", "title": "t", "mentions": []}\n', "utf-8")
     assert main(["--dataset", str(bad)]) == 2

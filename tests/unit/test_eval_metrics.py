@@ -519,3 +519,19 @@ def test_vba_eval_compare_prints_the_changes(
     with pytest.raises(SystemExit) as exited:
         main([])
     assert exited.value.code == 2  # --dataset or --compare
+
+
+def test_the_baseline_comparison_says_in_one_line_whether_it_passed() -> None:
+    baseline = baseline_document(_report(3))
+    same = compare_to_baseline(_report(3), baseline)
+    line = same.summary("eval/baseline.heuristic.json")
+    assert "\n" not in line and same.compared > 10
+    assert line.startswith("baseline eval/baseline.heuristic.json: passed: ")
+    assert f"{same.compared} figures compared, 0 regression(s)" in line
+    worse = compare_to_baseline(_report(2), baseline)
+    assert worse.summary("b.json").startswith("baseline b.json: FAILED: ")
+    assert f"{len(worse.regressions)} regression(s)" in worse.summary("b.json")
+    labels = compare_to_baseline(_report(3, sha="b" * 64), baseline)
+    assert labels.compared == 0 and "FAILED: 0 figures compared, 1 regression(s)" in (
+        labels.summary("b.json")
+    )

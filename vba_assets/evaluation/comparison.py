@@ -80,10 +80,21 @@ class BaselineComparison:
 
     regressions: tuple[str, ...]
     improvements: tuple[str, ...]
+    compared: int = 0  # rates and cost figures compared (0 when the labels already differ)
+    tolerance: float = DEFAULT_RATE_TOLERANCE
 
     @property
     def ok(self) -> bool:
         return not self.regressions
+
+    def summary(self, baseline: str) -> str:
+        """One line: passed or failed against ``baseline``, with the counts."""
+        verdict = "passed" if self.ok else "FAILED"
+        return (
+            f"baseline {baseline}: {verdict}: {self.compared} figures compared, "
+            f"{len(self.regressions)} regression(s), {len(self.improvements)} improvement(s) "
+            f"beyond tolerance {self.tolerance}"
+        )
 
 
 def compare_to_baseline(
@@ -112,13 +123,15 @@ def compare_to_baseline(
                 "baseline and have the change reviewed"
             )
     if regressions:
-        return BaselineComparison(tuple(regressions), ())
+        return BaselineComparison(tuple(regressions), (), tolerance=tolerance)
     now = report.rates()
     base: Mapping[str, Any] = baseline["rates"]
+    compared = 0
     for name in (*HIGHER_IS_BETTER, *LOWER_IS_BETTER, *COST_FIGURES):
         old, new = base.get(name), now.get(name)
         if old is None:
             continue
+        compared += 1
         if new is None:
             regressions.append(f"{name}: was {old}, now undefined")
             continue
@@ -131,7 +144,7 @@ def compare_to_baseline(
             regressions.append(f"{name}: {new} vs baseline {old} (tolerance {tolerance})")
         elif change > tolerance + 1e-9:
             improvements.append(f"{name}: {new} vs baseline {old}")
-    return BaselineComparison(tuple(regressions), tuple(improvements))
+    return BaselineComparison(tuple(regressions), tuple(improvements), compared, tolerance)
 
 
 # --- comparing two runs ------------------------------------------------------------------------

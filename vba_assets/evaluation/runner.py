@@ -384,6 +384,7 @@ def main(argv: Sequence[str] | None = None, paths: EvalPaths = CLI_PATHS) -> int
                 print(f"improved: {line}")
             for line in comparison.regressions:
                 print(f"REGRESSION: {line}")
+            print(comparison.summary(args.baseline))
             if not comparison.ok:
                 return EXIT_REGRESSION
         return 0
