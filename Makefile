@@ -13,12 +13,16 @@ export DAGSTER_HOME ?= $(CURDIR)/.dagster-home
 .PHONY: install run demo test test-fast lint typecheck bench clean
 
 $(BIN)/python:
+	@echo "make: creating $(VENV) and upgrading pip"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# Installs once; again only when pyproject.toml or constraints.txt change.
+# Installs once; again only when pyproject.toml or constraints.txt change. pip's own lines
+# (Collecting/Downloading, with progress bars on a terminal) show it working: a fresh install
+# takes about two minutes.
 $(VENV)/.installed: pyproject.toml constraints.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
+	@echo "make: installing the project and its pinned dependencies into $(VENV) (about 2 min)"
+	$(BIN)/pip install --progress-bar on -c constraints.txt -e ".[dev]"
 	touch $@
 
 install: $(VENV)/.installed

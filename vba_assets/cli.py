@@ -75,9 +75,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_worlddb(args: argparse.Namespace) -> int:
-    from vba_assets.worlddata.build import ensure_demo_database
+    import time
 
-    print(ensure_demo_database())
+    from vba_assets.worlddata.build import demo_database_path, ensure_demo_database
+
+    building = not demo_database_path().is_file()
+    started = time.monotonic()
+    if building:  # progress on stderr: stdout stays the path alone
+        print("vba worlddb: building the demo world DB (5-20 s) ...", file=sys.stderr, flush=True)
+    path = ensure_demo_database()
+    if building:
+        print(f"vba worlddb: done in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    print(path)
     return 0
 
 
@@ -198,6 +207,7 @@ def cmd_trial_run(args: argparse.Namespace) -> int:
         stop_after=args.stop_after,
         max_dispatches=args.max_dispatches,
         package_id=args.package_id,
+        progress=lambda line: print(f"vba trial run: {line}", file=sys.stderr, flush=True),
     )
     print("\n".join(report.lines()))
     return 0

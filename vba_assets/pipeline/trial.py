@@ -1,5 +1,6 @@
 """``vba trial run``: one case, headless, through the same stage functions as the assets."""
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -38,10 +39,7 @@ class TrialReport:
     def lines(self) -> list[str]:
         out = [f"{self.case_id} revision {self.revision} (stop after {self.stop_after})"]
         for stage in self.stages:
-            state = "reused" if stage.reused else "done"
-            out.append(
-                f"  {stage.stage.value:<22} {stage.status:<9} {state:<7} {stage.sha256[:16]}"
-            )
+            out.append(f"  {stage_line(stage)}")
         out.append(
             f"  model requests: {self.dispatches_this_run} this run, "
             f"{self.dispatches_total} recorded for the revision"
@@ -53,6 +51,12 @@ class TrialReport:
         )
         out += [f"  note: {notice}" for notice in notices]
         return out
+
+
+def stage_line(stage: StageResult) -> str:
+    """``<stage> <status> done|reused <sha256 prefix>``: one row of the report."""
+    state = "reused" if stage.reused else "done"
+    return f"{stage.stage.value:<22} {stage.status:<9} {state:<7} {stage.sha256[:16]}"
 
 
 def run_trial(
@@ -68,11 +72,13 @@ def run_trial(
     open_db: Callable[[], ReadOnlyWorldDatabase] | None = None,
     provider: Provider | None = None,
     clock: Callable[[], datetime] = utc_now,
+    progress: Callable[[str], None] | None = None,
 ) -> TrialReport:
     """Run the stages of one revision after the case, up to ``stop_after`` (which includes
     resolution); every stage of :data:`~vba_assets.pipeline.registry.STAGE_SPECS` in order.
 
     ``open_db`` and ``provider`` override the configured world DB and model provider (tests, eval).
+    ``progress`` gets one line per stage as it finishes (its report row and its seconds).
     """
     if stop_after not in STOP_POINTS:
         raise InputError(
@@ -108,7 +114,11 @@ def run_trial(
     try:
         with package.lock(env.revision):
             for spec in specs:
+                started = time.monotonic()
                 report.stages.append(spec.run(run))
+                if progress is not None:
+                    seconds = time.monotonic() - started
+                    progress(f"{stage_line(report.stages[-1])} ({seconds:.1f} s)")
     finally:
         world.close()
         report.dispatches_this_run = env.budget.used
