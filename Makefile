@@ -31,6 +31,9 @@ install: $(VENV)/.installed
 # Fails at once when HOST:PORT is taken (the webserver would die and leave the daemon running).
 # $(DAGSTER_HOME)/dagster.yaml comes from deploy/dagster.local.yaml (queued runs, one run per
 # revision, pools) unless it exists; the one earlier releases wrote is replaced.
+# `dg dev` runs under vba_assets/defs/dev_server.py: SIGTERM (`kill <pid of make>`, which make
+# forwards) or SIGINT (Ctrl-C, or to the process group) stops it and every process it started
+# within about 7 s, also when a script started `make run &` (which ignores SIGINT in the job).
 OLD_INSTANCE_YAML := telemetry:\n  enabled: false\nnux:\n  enabled: false
 run: demo
 	@$(BIN)/python -c "import socket, sys; s = socket.socket(); \
@@ -44,7 +47,7 @@ run: demo
 	  echo "make run: $(DAGSTER_HOME)/dagster.yaml <- deploy/dagster.local.yaml"; fi
 	$(BIN)/dagster instance concurrency set vba_model_calls $(MODEL_CALLS)
 	$(BIN)/dagster instance concurrency set vba_world_db $(DB_QUERIES)
-	$(BIN)/dg dev --host $(HOST) --port $(PORT)
+	exec $(BIN)/python -m vba_assets.defs.dev_server -- $(BIN)/dg dev --host $(HOST) --port $(PORT)
 
 demo: install
 	$(BIN)/vba worlddb

@@ -6,6 +6,7 @@ __all__ = [
     "backfill",
     "checks",
     "concurrency",
+    "dev_server",
     "eval_job",
     "failures",
     "inbox",
