@@ -33,7 +33,7 @@ install: $(VENV)/.installed
 # revision, pools) unless it exists; the one earlier releases wrote is replaced.
 # `dg dev` runs under vba_assets/defs/dev_server.py: SIGTERM (`kill <pid of make>`, which make
 # forwards) or SIGINT (Ctrl-C, or to the process group) stops it and every process it started
-# within about 7 s, also when a script started `make run &` (which ignores SIGINT in the job).
+# within about 6 s, also when a script started `make run &` (which ignores SIGINT in the job).
 OLD_INSTANCE_YAML := telemetry:\n  enabled: false\nnux:\n  enabled: false
 run: demo
 	@$(BIN)/python -c "import socket, sys; s = socket.socket(); \

@@ -14,6 +14,7 @@ started with it ignored, so a SIGINT to make's pid alone reaches no recipe (see
 vba_assets/defs/dev_server.py).
 """
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -48,7 +49,8 @@ def session_processes(sid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         fields = _stat(int(entry.name)) if entry.name.isdigit() else None
-        if fields is not None and fields[0] != "Z" and int(fields[4]) == sid:
+        # after the command name: state, ppid, pgrp, session, ...
+        if fields is not None and fields[0] != "Z" and int(fields[3]) == sid:
             found.append(int(entry.name))
     return found
 
@@ -112,6 +114,7 @@ def test_make_run_in_the_background_stops_with_all_children(
             time.sleep(0.5)
         started = descendants(make.pid)
         assert len(started) >= 4, started  # wrapper, dg dev, webserver, daemon (+ code servers)
+        assert started <= set(session_processes(make.pid))
         sent = time.monotonic()
         if signum == signal.SIGTERM:
             os.kill(make.pid, signum)  # `kill <pid>`
@@ -119,13 +122,14 @@ def test_make_run_in_the_background_stops_with_all_children(
             os.killpg(make.pid, signum)  # Ctrl-C: the foreground group
         make.wait(timeout=STOP_LIMIT_S + 20)
         took = time.monotonic() - sent
+        print(f"\nmake run stopped {took:.1f} s after {signum.name}; {len(started)} processes")
         time.sleep(0.5)
         left = [pid for pid in started if (_stat(pid) or ["Z"])[0] != "Z"]
         assert took < STOP_LIMIT_S, f"make run took {took:.1f} s to stop"
         assert not left and not session_processes(make.pid), log.read_text()[-3000:]
         assert not _serving(port)
-    finally:
-        if make.poll() is None or session_processes(make.pid):
-            for pid in session_processes(make.pid):
+    finally:  # whatever happened, nothing this test started outlives it
+        for pid in {make.pid, *session_processes(make.pid)}:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            make.wait(timeout=10)
+        make.wait(timeout=10)

@@ -38,7 +38,7 @@ from pathlib import Path
 from types import FrameType
 
 #: Seconds the command's group has to exit after SIGTERM before it is SIGKILLed.
-GRACE_S = 6.0
+GRACE_S = 5.0
 #: How often the wrapper looks at the command and its own parent.
 POLL_S = 0.2
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
