@@ -42,7 +42,6 @@ from vba_assets.domain.heuristics.name_index_document import (
     index_document,
     index_from_document,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.worlddata.build import cache_dir
 from vba_assets.worlddata.packaged import load_manifest, packaged_data_dir
@@ -129,13 +128,13 @@ def packaged_name_index() -> NameIndex:
     ``~/.cache/vba-assets``, beside the demo world DB), named by the index's hash, so a later
     process reads it in about half a second instead of building it again (every Dagster run is a new
     process). A cache file that cannot be read is ignored and replaced; one that cannot be written
-    is skipped. ``VBA_FAST_PATHS=off`` builds it from the CSVs as before the cache existed.
+    is skipped.
     """
     global _index
     with _lock:
         if _index is None:
             sources = index_sources()
-            _index = _read_cached(sources) if fast_paths_enabled() else None
+            _index = _read_cached(sources)
             if _index is None:
                 templates = list(_rows("creature_template"))  # read and checked once
                 _index = build_name_index(
@@ -232,15 +231,13 @@ def _collector_paused() -> Iterator[None]:
     What the block read lives as long as the process, so it is then frozen (``gc.freeze``: every
     object tracked so far moves to the permanent generation): else each later collection of the
     old generation scans its hundreds of thousands of lists again (about 0.15 s each, a few per
-    ``vba eval``), and the first young collections move them up one generation at a time. Only
-    with the fast paths on (they alone read kept files)."""
+    ``vba eval``), and the first young collections move them up one generation at a time."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if fast_paths_enabled():
-            gc.freeze()
+        gc.freeze()
         if enabled:
             gc.enable()
 

@@ -33,7 +33,6 @@ DEAD_PID = 2**22 + 1  # above Linux's pid_max default: never a live process
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("VBA_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("VBA_FAST_PATHS", raising=False)
     return tmp_path
 
 

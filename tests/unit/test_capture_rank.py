@@ -16,7 +16,6 @@ from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.heuristics.misspellings import MAX_ENTITIES, best_part
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.speed import FAST_PATHS_ENV
 
 # (term, identity): stretches of misspelled names in real reports (eval/real/dev2) and others.
 CASES = [
@@ -39,12 +38,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorldDatabase]:
 
 
 @pytest.mark.parametrize(("term", "identity"), CASES)
-@pytest.mark.parametrize("fast", [True, False])
 def test_the_rank_is_the_position_in_the_real_capture(
-    world: WorldDatabase, term: str, identity: int, fast: bool, monkeypatch: pytest.MonkeyPatch
+    world: WorldDatabase, term: str, identity: int
 ) -> None:
-    if not fast:
-        monkeypatch.setenv(FAST_PATHS_ENV, "off")
     rows = world.contains_search("creature_name", term, 500).rows
     assert len(rows) < 500  # every matching row, so the position is exact
     identities = [int(row.identity) for row in rows]

@@ -1,7 +1,7 @@
 """Structures derived from the name index, kept for later processes (the inflection indexes).
 
 A Dagster run is a new process: what it can read back instead of building must read back equal,
-be refused when it was made by other rules, and never be used with the fast paths off.
+and be refused when it was made by other rules.
 """
 
 import json
@@ -113,14 +113,6 @@ def test_a_kept_document_that_does_not_decode_is_built_again_and_replaced() -> N
     store.documents[kept] = {"rules": "stale"}
     _same(build_gazetteer(CATALOGS, _index(store)).inflection_index("de"), expected)
     assert store.documents[kept]["rules"] != "stale"  # rewritten
-
-
-def test_with_the_fast_paths_off_nothing_is_read_or_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VBA_FAST_PATHS", "off")
-    store = MemoryStore()
-    build_gazetteer(CATALOGS, _index(store)).inflection_index("de")
-    assert store.loads == []
-    assert store.documents == {}
 
 
 def test_a_language_without_inflections_is_not_kept() -> None:

@@ -140,17 +140,3 @@ def test_a_new_process_reads_the_kept_index_instead_of_building_it(
     monkeypatch.setattr(heuristic_index, "_index", None)  # a new process
     monkeypatch.setattr(heuristic_index, "_names", lambda: pytest.fail("built, not read back"))
     _same(heuristic_index.packaged_name_index(), names)
-
-
-def test_with_the_fast_paths_off_the_index_is_built_from_the_packaged_data(
-    names: NameIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``VBA_FAST_PATHS=off`` measures the path before the cache existed: the kept file is not read."""
-    monkeypatch.setenv("VBA_CACHE_DIR", str(tmp_path))
-    heuristic_index._write_cached(names)
-    monkeypatch.setattr(heuristic_index, "_index", None)
-    monkeypatch.setenv("VBA_FAST_PATHS", "off")
-    monkeypatch.setattr(
-        heuristic_index, "_read_cached", lambda _: pytest.fail("read back, not built")
-    )
-    _same(heuristic_index.packaged_name_index(), names)

@@ -1,5 +1,6 @@
 """``NameIndex.closest`` scores only names whose shape can reach the cutoff: the same answer as
-scoring every name (``VBA_FAST_PATHS=off``), on the packaged index and on arbitrary text."""
+scoring every name (:func:`tests.reference.name_index.plain_closest`), on the packaged index and on
+arbitrary text."""
 
 import random
 
@@ -8,19 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from resources.llm.heuristic_index import packaged_name_index
+from tests.reference.name_index import plain_closest
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.speed import FAST_PATHS_ENV
 
 CUTOFFS = (50.0, 78.0, 84.0, 95.0)
 
 
-def _both(index: NameIndex, query: str, cutoff: float, monkeypatch: pytest.MonkeyPatch) -> tuple:
-    monkeypatch.delenv(FAST_PATHS_ENV, raising=False)
-    fast = index.closest(query, cutoff, limit=6)
-    monkeypatch.setenv(FAST_PATHS_ENV, "off")
-    plain = index.closest(query, cutoff, limit=6)
-    monkeypatch.delenv(FAST_PATHS_ENV)
-    return fast, plain
+def _both(index: NameIndex, query: str, cutoff: float) -> tuple[list[object], list[object]]:
+    return index.closest(query, cutoff, limit=6), plain_closest(index, query, cutoff, limit=6)
 
 
 def _mutations(keys: tuple[str, ...], count: int) -> list[str]:
@@ -48,9 +44,7 @@ def packaged() -> NameIndex:
     return packaged_name_index()
 
 
-def test_the_shortlist_answers_like_scoring_every_packaged_name(
-    packaged: NameIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_shortlist_answers_like_scoring_every_packaged_name(packaged: NameIndex) -> None:
     written = [
         "Ancient Core Hount", "Corporate Keeshan", "Hoggar", "Грубобрюха", "Дикий вольпертингер",
         "Marshall Dughan", "Kalecgoes", "Wilden Wolpertinger", "野生的", "늑대", "a", "%_'",
@@ -60,7 +54,7 @@ def test_the_shortlist_answers_like_scoring_every_packaged_name(
     differing = []
     reached = 0
     for number, query in enumerate(queries):
-        fast, plain = _both(packaged, query, CUTOFFS[number % len(CUTOFFS)], monkeypatch)
+        fast, plain = _both(packaged, query, CUTOFFS[number % len(CUTOFFS)])
         reached += bool(plain)
         if fast != plain:
             differing.append((query, fast, plain))
@@ -83,6 +77,5 @@ TEXT = st.text(alphabet=st.sampled_from("abcé кд中 '-x"), min_size=1, max_si
 def test_the_shortlist_answers_like_scoring_every_name_on_arbitrary_text(
     names: list[str], query: str, cutoff: float
 ) -> None:
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        fast, plain = _both(_index(names), query, cutoff, monkeypatch)
+    fast, plain = _both(_index(names), query, cutoff)
     assert fast == plain

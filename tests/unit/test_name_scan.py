@@ -1,9 +1,9 @@
 """The fast scans of the name index (:mod:`vba_assets.domain.heuristics.name_scan`) answer
-exactly like the plain ones (``VBA_FAST_PATHS=off``), and their layout is kept and read back."""
+exactly like the plain reference (:mod:`tests.reference.name_index`), and their layout is kept and
+read back."""
 
 import gc
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
@@ -12,6 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from resources.llm import heuristic_index
+from tests.reference.name_index import (
+    plain_containing,
+    plain_containing_catalogs,
+    plain_matching_keys,
+)
 from vba_assets.domain.heuristics.gazetteer import build_gazetteer
 from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
 from vba_assets.domain.heuristics.name_scan import (
@@ -23,7 +28,6 @@ from vba_assets.domain.heuristics.name_scan import (
     scan_layout_document,
     scan_layout_from_document,
 )
-from vba_assets.domain.speed import FAST_PATHS_ENV
 from vba_assets.domain.stage_context import CatalogView
 
 #: Latin-1 letters, wider letters, digits and separators: every blob and every needle kind.
@@ -44,35 +48,22 @@ def _index(names: list[str]) -> NameIndex:
     return build_name_index(entries, [], {"names": "0" * 64})
 
 
-def _fast_and_plain(names: list[str], ask: Callable[[NameIndex], T]) -> tuple[T, T]:
-    """``ask(index)`` on a new index with the fast paths on, then on another with them off."""
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.delenv(FAST_PATHS_ENV, raising=False)
-        fast = ask(_index(names))
-        monkeypatch.setenv(FAST_PATHS_ENV, "off")
-        plain = ask(_index(names))
-    return fast, plain
-
-
 @settings(max_examples=200, deadline=None)
 @given(names=NAMES, needle=st.text(alphabet=ALPHABET, min_size=0, max_size=3))
 def test_containing_finds_the_same_identities_in_the_same_order(
     names: list[str], needle: str
 ) -> None:
+    index = _index(names)
+    assert list(index.matching_keys(needle)) == plain_matching_keys(index, needle)
     for limit in (0, 1, 3, 50):
-        fast, plain = _fast_and_plain(
-            names, lambda index, limit=limit: index.containing(needle, limit)
-        )
-        assert fast == plain
+        assert index.containing(needle, limit) == plain_containing(index, needle, limit)
 
 
 @settings(max_examples=100, deadline=None)
 @given(names=NAMES, needle=st.text(alphabet=ALPHABET, min_size=1, max_size=3))
 def test_containing_catalogs_names_the_same_catalogs(names: list[str], needle: str) -> None:
-    fast, plain = _fast_and_plain(
-        names, lambda index: build_gazetteer(CATALOGS, index).containing_catalogs(needle)
-    )
-    assert fast == plain
+    gazetteer = build_gazetteer(CATALOGS, _index(names))
+    assert gazetteer.containing_catalogs(needle) == plain_containing_catalogs(gazetteer, needle)
 
 
 def test_a_text_is_searched_only_in_the_blobs_that_can_hold_it() -> None:
@@ -123,7 +114,6 @@ def test_a_new_index_reads_the_kept_layout_instead_of_building_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("VBA_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv(FAST_PATHS_ENV, raising=False)
     first = _index(["Hogger", "Хоггер"])
     first.store = heuristic_index.CacheDirStore(first.sha256)
     assert first.containing("hog") == (1,)
@@ -136,16 +126,10 @@ def test_a_new_index_reads_the_kept_layout_instead_of_building_it(
     assert later.containing("хог") == (1,)
 
 
-def test_reading_a_kept_file_freezes_what_it_read_only_with_the_fast_paths_on(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_reading_a_kept_file_freezes_what_it_read() -> None:
     try:
         gc.unfreeze()
-        monkeypatch.setenv(FAST_PATHS_ENV, "off")
-        with heuristic_index._collector_paused():
-            kept = [[number] for number in range(100)]
         assert gc.get_freeze_count() == 0
-        monkeypatch.delenv(FAST_PATHS_ENV)
         with heuristic_index._collector_paused():
             kept = [[number] for number in range(100)]
         assert gc.get_freeze_count() >= len(kept)

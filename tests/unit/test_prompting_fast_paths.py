@@ -1,11 +1,12 @@
-"""The prompting and recorder fast paths give what the plain paths give (issue 14).
+"""The prompting and recorder fast paths give what the plain reference gives (issue 14).
 
-* :func:`request_items_for` lays out a request from the pieces its builder rendered instead of
-  rendering them again, when the request is that very object and its stage context reads back equal;
+* The builders send the text of the pieces they render (system pieces rendered once per process)
+  and :func:`request_items_for` lays out a request from those pieces instead of rendering them
+  again, when the request is that very object and its stage context reads back equal;
 * :meth:`PackageRecorder.manifest` reads only the dispatch records named with an earlier attempt.
 
-``VBA_FAST_PATHS=off`` runs the plain path; each test compares both, including where the fast
-path must fall back.
+:mod:`tests.reference.prompting` renders and reads everything again; each test compares the
+product with it, including where the fast path must fall back.
 """
 
 from typing import Any
@@ -13,11 +14,11 @@ from typing import Any
 import pytest
 
 from tests.pipeline.support import QUEST, REV, imported, plan_reply, project_config, run
+from tests.reference.prompting import plain_items, plain_manifest, plain_request
 from tests.unit.test_context_manifest import _script
-from tests.unit.test_stage_requests import PARAMS, PROMPTS_OF, all_requests
-from vba_assets.domain.llm.contract import DispatchRecord, ModelRequest
+from tests.unit.test_stage_requests import PROMPTS_OF, all_requests
+from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.prompting import requests as requests_module
-from vba_assets.domain.prompting.items import ContextItem
 from vba_assets.domain.prompting.prompts import load_prompt_set
 from vba_assets.domain.prompting.requests import RequestParams, request_items_for
 from vba_assets.domain.stages import Stage
@@ -27,40 +28,22 @@ from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.store import CasePackage
 
-
-@pytest.fixture(autouse=True)
-def fast_paths_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("VBA_FAST_PATHS", raising=False)
-
-
-def _plain_items(
-    monkeypatch: pytest.MonkeyPatch, request: ModelRequest, prompts: Any
-) -> list[ContextItem]:
-    with monkeypatch.context() as patch:
-        patch.setenv("VBA_FAST_PATHS", "off")
-        return request_items_for(request, prompts)
-
-
 # --- request items from the builder's rendering ----------------------------------------------------
 
 
 @pytest.mark.parametrize("protocol", [1, 2, 3, 4])
 @pytest.mark.parametrize("dialect", ["json_schema", "anthropic", "inline"])
-def test_request_items_of_a_built_request_are_the_plain_ones(
-    monkeypatch: pytest.MonkeyPatch, protocol: int, dialect: Any
-) -> None:
+def test_requests_and_their_items_are_the_plain_ones(protocol: int, dialect: Any) -> None:
     params = RequestParams(model="test-model", max_tokens=4096, temperature=0.0, dialect=dialect)
     prompts = load_prompt_set(PROMPTS_OF[protocol])
-    with monkeypatch.context() as patch:
-        patch.setenv("VBA_FAST_PATHS", "off")
-        plain_requests = all_requests(protocol, params)
-    for request, plain in zip(all_requests(protocol, params), plain_requests, strict=True):
+    version: Any = protocol
+    for request in all_requests(protocol, params):
+        built_from = requests_module._RENDERED[id(request)][1].context
+        plain = plain_request(built_from, prompts, version, params)
         assert request.model_dump() == plain.model_dump()  # the builder's texts are the same
-        context = type(requests_module._RENDERED[id(request)][1].context)
-        assert requests_module._rendered_for(
-            request, context.model_validate(request.stage_context), prompts
-        )
-        assert request_items_for(request, prompts) == _plain_items(monkeypatch, request, prompts)
+        read_back = type(built_from).model_validate(request.stage_context)
+        assert requests_module._rendered_for(request, read_back, prompts)
+        assert request_items_for(request, prompts) == plain_items(request, read_back, prompts)
 
 
 def test_a_copy_of_a_request_is_laid_out_again_with_the_same_items(
@@ -89,18 +72,12 @@ def test_a_remembered_rendering_of_another_context_or_prompt_set_is_not_used(
     # a request built with the plan's rendering remembered under its id is another object
     monkeypatch.setitem(requests_module._RENDERED, id(assessment), (plan, rendered))
     assert requests_module._rendered_for(assessment, context, prompts) is None
-    # prompts of another version do not give this request: refused on both paths alike
+    # prompts of another version do not give this request: refused alike when laid out again
     with pytest.raises(ModelError) as fast:
         request_items_for(plan, load_prompt_set("v1"))
-    with pytest.raises(ModelError) as plain:
-        _plain_items(monkeypatch, plan, load_prompt_set("v1"))
-    assert fast.value.message == plain.value.message
-
-
-def test_with_the_fast_paths_off_nothing_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VBA_FAST_PATHS", "off")
-    for request in all_requests(4, PARAMS):
-        assert id(request) not in requests_module._RENDERED
+    with pytest.raises(ModelError) as again:
+        request_items_for(plan.model_copy(), load_prompt_set("v1"))  # not remembered
+    assert fast.value.message == again.value.message
 
 
 # --- the recorder reads only earlier records -------------------------------------------------------
@@ -126,18 +103,14 @@ def _recorder(package: CasePackage) -> PackageRecorder:
     return PackageRecorder(package, rev.layout, stage, items)
 
 
-def test_the_manifest_of_each_attempt_is_the_plain_one(
-    monkeypatch: pytest.MonkeyPatch, corrected: CasePackage
-) -> None:
+def test_the_manifest_of_each_attempt_is_the_plain_one(corrected: CasePackage) -> None:
     recorder = _recorder(corrected)
     records = recorder.records()
     assert [(r.attempt, r.outcome) for r in records] == [(1, "rejected"), (2, "accepted")]
     assert recorder.items is not None
     for record in records:
         fast = recorder.manifest(record, recorder.items)
-        with monkeypatch.context() as patch:
-            patch.setenv("VBA_FAST_PATHS", "off")
-            plain = recorder.manifest(record, recorder.items)
+        plain = plain_manifest(recorder, record, list(recorder.items))
         assert fast.model_dump(mode="json") == plain.model_dump(mode="json")
         written = corrected.read_json(recorder.layout.manifest(recorder.stage, record.attempt))
         assert fast.model_dump(mode="json") == written
@@ -161,8 +134,6 @@ def test_a_first_attempt_reads_no_record_and_a_later_one_only_the_earlier(
     assert read == []
     assert [r.attempt for r in recorder._earlier(second)] == [1]
     assert read == ["resolution_plan-1.json"]
-    monkeypatch.setenv("VBA_FAST_PATHS", "off")  # the plain path reads every record
-    assert [r.attempt for r in recorder._earlier(first)] == [1, 2]
 
 
 def test_records_still_lists_every_attempt(corrected: CasePackage) -> None:

@@ -31,7 +31,6 @@ __all__ = [
     "prompting",
     "protocol",
     "resolution",
-    "speed",
     "stage_context",
     "stages",
 ]

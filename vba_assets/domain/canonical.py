@@ -20,11 +20,10 @@ at or above U+D800 and no float that Python prints otherwise than RFC 8785 (expo
 code-point key order equals UTF-16 order for keys below U+D800. Otherwise the ``rfc8785`` package
 serializes it. ``tests/unit/store/test_canonical.py`` proves both paths byte-identical to ``rfc8785``
 on random values (floats, non-BMP keys and strings, every control character) and on every artifact of
-real case packages. ``VBA_FAST_PATHS=off`` switches the fast path off (:mod:`vba_assets.domain.speed`).
+real case packages.
 
 **Plain data first.** Most values are plain JSON data already (dicts, lists, strings, safe
-integers), which the walk above would only copy. With the fast path on, :func:`_plain` first checks
-the value without copying it (no path, no call per scalar); if it holds nothing the walk would
+integers), which the walk above would only copy. :func:`_plain` first checks the value without copying it (no path, no call per scalar); if it holds nothing the walk would
 change or the C encoder would print otherwise, the encoder writes the value itself. Anything else
 (a model inside a value, an enum, an integral float, a wide key, a lone surrogate, an unsupported
 type) goes through the walk as before, so its bytes and its error (code and pointer) are unchanged
@@ -32,10 +31,9 @@ type) goes through the walk as before, so its bytes and its error (code and poin
 
 **Known canonical bytes.** :func:`parse_canonical` proves stored bytes canonical by serializing
 what they parse to and comparing; it remembers the sha256 of bytes it has proven (bounded, per
-process), so the same content read again is only parsed. This memo predates issue 14 (the
-implementation its benchmarks compare with already had it), so ``VBA_FAST_PATHS=off`` keeps it.
-With the fast paths on, the bytes the store writes (:func:`stored_canonical_bytes`) join the memo
-as they are made, so the first read of a file this process wrote is only parsed too.
+process), so the same content read again is only parsed. The bytes the store writes
+(:func:`stored_canonical_bytes`) join the memo as they are made, so the first read of a file this
+process wrote is only parsed too.
 """
 
 import hashlib
@@ -48,7 +46,6 @@ from typing import Any
 import rfc8785
 from pydantic import BaseModel
 
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, StoreError
 
 #: The largest integer magnitude JSON numbers (IEEE 754 doubles) carry exactly.
@@ -72,14 +69,12 @@ def canonical_bytes(obj: object) -> bytes:
         StoreError: ``ARTIFACT_UNSERIALIZABLE`` naming the JSON pointer of the value that has no
             canonical JSON form.
     """
-    fast = fast_paths_enabled()
-    if fast:
-        if type(obj) is not dict and isinstance(obj, BaseModel):
-            obj = obj.model_dump(mode="json")  # what _convert does first with a model
-        data = _plain_bytes(obj)
-        if data is not None:
-            return data
-    plain = [fast]  # cleared by the walk when the C encoder's output could differ
+    if type(obj) is not dict and isinstance(obj, BaseModel):
+        obj = obj.model_dump(mode="json")  # what _convert does first with a model
+    data = _plain_bytes(obj)
+    if data is not None:
+        return data
+    plain = [True]  # cleared by the walk when the C encoder's output could differ
     value = _convert(obj, None, plain)
     try:
         if plain[0]:
@@ -141,16 +136,14 @@ def _plain(items: Iterable[Any]) -> bool:
 
 
 def stored_canonical_bytes(obj: object) -> bytes:
-    """:func:`canonical_bytes` of a value about to be stored; with the fast paths on, the bytes
-    join the memo of :func:`parse_canonical`, so reading them back only parses them.
+    """:func:`canonical_bytes` of a value about to be stored; the bytes join the memo of :func:`parse_canonical`, so reading them back only parses them.
 
     Sound because canonical bytes parse back to a value whose canonical bytes they are (the
     round trip ``tests/unit/store/test_canonical_plain.py`` proves on random values); bytes
     edited on disk afterwards have another digest and are checked in full.
     """
     data = canonical_bytes(obj)
-    if fast_paths_enabled():
-        _remember_canonical(hashlib.sha256(data).digest())
+    _remember_canonical(hashlib.sha256(data).digest())
     return data
 
 
@@ -314,8 +307,7 @@ def parse_canonical(data: bytes, where: str) -> Any:
 #: sha256 digests of byte strings already proven canonical by the check above. Re-serializing to
 #: compare is the costly part of every read; the check is a pure function of the bytes, so it is
 #: done once per distinct content and process. Other bytes (a file edited on disk) have another
-#: digest and are checked in full. At most ``_KNOWN_CANONICAL_LIMIT`` digests (32 bytes each);
-#: not a fast path of issue 14 (see the module docstring), so ``VBA_FAST_PATHS=off`` keeps it.
+#: digest and are checked in full. At most ``_KNOWN_CANONICAL_LIMIT`` digests (32 bytes each).
 #: Lookups are single set operations, atomic under the GIL; the lock keeps the clearing at the
 #: limit and the insertion together.
 _KNOWN_CANONICAL: set[bytes] = set()

@@ -17,7 +17,6 @@ from vba_assets.domain.clock import format_timestamp
 from vba_assets.domain.llm.contract import DispatchRecord, DispatchTiming
 from vba_assets.domain.prompting.items import ContextItem, correction_items
 from vba_assets.domain.prompting.manifest import ContextManifest, manifest_for_record
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
 from vba_assets.store import ArtifactRef, CasePackage
@@ -154,11 +153,9 @@ class PackageRecorder:
         return self.package.artifact_ref(artifact).sha256 if exists else None
 
     def _earlier(self, record: DispatchRecord) -> Sequence[DispatchRecord]:
-        """The records of ``record``'s stage that may come before it: all of them, or on the fast
-        path only those whose file name has a smaller attempt number (each record is written as
-        ``<stage>-<attempt>.json``), so a first attempt reads none."""
-        if not fast_paths_enabled():
-            return self.history(record.stage)
+        """The records of ``record``'s stage that may come before it: only those whose file name
+        has a smaller attempt number (each record is written as ``<stage>-<attempt>.json``), so a
+        first attempt reads none."""
         return [r for r in self._read(before=record.attempt) if r.stage == record.stage]
 
     def history(self, stage: str) -> Sequence[DispatchRecord]:

@@ -24,7 +24,6 @@ from vba_assets.domain.resolution.models import (
     ResolutionContext,
     ResolutionPlanOutput,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     assessment_stage_context,
@@ -136,13 +135,11 @@ def rebuild_request(rev: FrozenRevision, stage: Stage) -> BuiltRequest:
     """The request of a model stage, rebuilt from the accepted artifacts before it.
 
     A stage and its checks rebuild the same request; the result is remembered per process, keyed
-    by the sha256 of every file it is built from (``VBA_FAST_PATHS=off`` always rebuilds).
+    by the sha256 of every file it is built from.
 
     Raises:
         StoreError: ``ARTIFACT_MISSING`` when an artifact the request is built from is missing.
     """
-    if not fast_paths_enabled():
-        return _rebuild_request(rev, stage)
     package = rev.package
     key = (
         stage,

@@ -24,7 +24,6 @@ from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.context import search_ids
 from vba_assets.domain.resolution.models import CaptureArtifact, ProposedSearch
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
 from vba_assets.pipeline.artifacts import (
@@ -141,10 +140,9 @@ def prepare(run: StageRun) -> None:
     (:func:`~vba_assets.pipeline.completion.complete_records`; the caller holds the lock).
 
     Once per :class:`StageRun`: its caller holds the revision lock for every stage it runs, so after
-    the first completion only this process writes, and a stage that fails raises out of the lock
-    (``VBA_FAST_PATHS=off`` completes before every stage, as before).
+    the first completion only this process writes, and a stage that fails raises out of the lock.
     """
-    if run.records_complete and fast_paths_enabled():
+    if run.records_complete:
         return
     complete_records(run.frozen())
     run.records_complete = True

@@ -1,7 +1,7 @@
 """Publications made durable together: one ``syncfs`` for their bytes, one for their names.
 
-While a :class:`~vba_assets.store.package.CasePackage` holds a lock (fast paths on, ``syncfs``
-usable, :mod:`vba_assets.store.durability`), a write does not fsync its temp file or link it at
+While a :class:`~vba_assets.store.package.CasePackage` holds a lock (``syncfs`` usable,
+:mod:`vba_assets.store.durability`), a write does not fsync its temp file or link it at
 once: :meth:`PublicationBatch.publish` writes the temp file and queues it. :meth:`settle` then
 makes every queued temp file durable with one barrier and only *then* links them, in write
 order; :meth:`flush` settles and makes the new names durable with a second barrier. So the
@@ -16,14 +16,13 @@ difference; reads and listings through the package answer from the queue. A proc
 before the settle leaves temp files, exactly what a kill between write and link always left:
 invisible, reported by ``verify`` as stale, removed under the next lock of their folder.
 
-``VBA_FAST_PATHS=off``, no ``syncfs``, or a file on another filesystem: each write is published
-at once with its own fsyncs (:func:`~vba_assets.store.atomic.publish_bytes`), as before.
+No ``syncfs``, or a file on another filesystem: each write is published at once with its own
+fsyncs (:func:`~vba_assets.store.atomic.publish_bytes`).
 """
 
 import hashlib
 from pathlib import Path
 
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import StoreError
 from vba_assets.store.atomic import (
     conflict_error,
@@ -53,7 +52,7 @@ class PublicationBatch:
         """A lock is taken (``directory``: its folder); the outermost one opens the barrier,
         before anything it covers is written."""
         self._holds += 1
-        if self._holds == 1 and fast_paths_enabled():
+        if self._holds == 1:
             self._barrier = Barrier.open(directory)
 
     def end(self) -> None:
@@ -79,10 +78,9 @@ class PublicationBatch:
             if queued[1] != data:
                 raise conflict_error(target, hashlib.sha256(queued[1]).hexdigest(), data)
             return False
-        fast = fast_paths_enabled()
-        barrier = self._barrier if fast else None
+        barrier = self._barrier
         if barrier is None:
-            return publish_bytes(target, data, self.pending_dirs if fast else None)
+            return publish_bytes(target, data, self.pending_dirs)
         written = write_temp(target, data, self.pending_dirs, unsynced_dev=barrier.dev)
         if written is None:
             return False
@@ -132,7 +130,7 @@ class PublicationBatch:
         """Settle, then make every new folder entry durable: one barrier for those on its
         filesystem (two or more of them), one fsync per folder otherwise."""
         self.settle()
-        barrier = self._barrier if fast_paths_enabled() else None
+        barrier = self._barrier
         if barrier is not None and len(self.pending_dirs) > 1:
             elsewhere = {folder for folder in self.pending_dirs if not barrier.covers(folder)}
             barrier.sync(f"the new entries of {len(self.pending_dirs)} folder(s)")

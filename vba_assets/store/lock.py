@@ -15,9 +15,9 @@
 * ``flock`` is reliable only on a local filesystem: do not put the workspace on NFS.
 * The holder's details need no durability: they are read only while the lock is held, from the
   page cache, and a crash frees the lock whatever the file says (its clearing on release is not
-  fsynced either). So the fast path (:mod:`vba_assets.domain.speed`) does not fsync them, and
-  lets a :class:`~vba_assets.store.package.CasePackage` make the lock's new folders durable with
-  the files written under it (``pending_dirs``) instead of one fsync per folder at once.
+  fsynced either). So they are not fsynced, and a :class:`~vba_assets.store.package.CasePackage`
+  makes the lock's new folders durable with the files written under it (``pending_dirs``)
+  instead of one fsync per folder at once.
 """
 
 import fcntl
@@ -33,7 +33,6 @@ from pathlib import Path
 
 from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.clock import format_timestamp
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir
 
@@ -148,9 +147,7 @@ def _acquire_once(
         holder = LockHolder(os.getpid(), socket.gethostname(), format_timestamp(clock()))
         try:
             os.ftruncate(fd, 0)
-            os.pwrite(fd, canonical_bytes(holder.__dict__), 0)
-            if not fast_paths_enabled():  # see the module docstring
-                os.fsync(fd)
+            os.pwrite(fd, canonical_bytes(holder.__dict__), 0)  # not fsynced: see the docstring
         except BaseException:
             os.close(fd)
             raise

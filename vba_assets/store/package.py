@@ -29,7 +29,6 @@ from vba_assets.domain.case.ids import (
 )
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
 from vba_assets.store.atomic import remove_stale_temps
@@ -112,16 +111,13 @@ class CasePackage:
 
         A folder once resolved inside the package is remembered, so a later path in it costs one
         ``lstat`` of its last part instead of resolving every part again, and so is each valid
-        relpath in it, which is then neither validated nor joined again (``VBA_FAST_PATHS=off``
-        resolves every path in full). Publications queued by this package are linked first
+        relpath in it, which is then neither validated nor joined again. Publications queued by this package are linked first
         (:mod:`vba_assets.store.batch`): the caller may look at the file system itself.
         """
         self._batch.settle()
         return self._resolve(relpath)
 
     def _resolve(self, relpath: str) -> Path:
-        if not fast_paths_enabled():
-            return confine(self.root, relpath)
         full = self._paths.get(relpath) if type(relpath) is str else None
         if full is not None and not os.path.islink(full):
             return full  # validated before, in a folder known to resolve inside the package
@@ -146,7 +142,7 @@ class CasePackage:
         answers; a symlink, or any error but a missing file, takes the full path.
         """
         full = self._paths.get(relpath) if type(relpath) is str else None
-        if full is not None and fast_paths_enabled():
+        if full is not None:
             try:
                 mode: int | None = os.lstat(full).st_mode
             except (FileNotFoundError, NotADirectoryError):
@@ -356,9 +352,9 @@ class CasePackage:
                 self._batch.end()
                 held.release()
 
-    def _pending_dirs(self) -> set[Path] | None:
-        """Where a new folder's entry waits for :meth:`flush` (None: fsync it at once)."""
-        return self._batch.pending_dirs if fast_paths_enabled() else None
+    def _pending_dirs(self) -> set[Path]:
+        """Where a new folder's entry waits for :meth:`flush`."""
+        return self._batch.pending_dirs
 
     def new_revision(self, reason: str) -> str:
         """Create the next revision of this case (event ``created``) and return its number.

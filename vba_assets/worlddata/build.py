@@ -44,7 +44,6 @@ from vba_assets.domain.catalog.search_key import (
     UNICODE_VERSION,
     sql_search_key,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ConfigError, ErrorCode
 from vba_assets.worlddata.packaged import (
     MANIFEST_NAME,
@@ -86,7 +85,7 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
     indexes hold search keys), the SQLite DDL and every packaged file's bytes.
 
     The packaged data's files are read and hashed once per process and builder identity: they ship
-    with the installed package (``VBA_FAST_PATHS=off`` reads them every time).
+    with the installed package.
     """
     dialect = sqlite_dialect()
     identity = {
@@ -98,9 +97,9 @@ def data_fingerprint(data_dir: Traversable | None = None) -> str:
         + create_trigram_index_statements(dialect),
     }
     identity_text = json.dumps(identity, sort_keys=True)
-    if data_dir is None and fast_paths_enabled():
+    if data_dir is None:
         return _packaged_fingerprint(identity_text)
-    return _fingerprint(identity_text, data_dir or packaged_data_dir())
+    return _fingerprint(identity_text, data_dir)
 
 
 def search_key_identity() -> str:

@@ -1,5 +1,6 @@
-"""The remembered schema texts and request hashes equal what serializing every time gives, and
-``VBA_FAST_PATHS=off`` computes them every time."""
+"""The remembered schema texts and request hashes equal what serializing every time gives (the
+oracle: :func:`schema_text` of a fresh :func:`provider_schema`, :func:`content_hash` of the
+request's document)."""
 
 from typing import Any, get_args
 
@@ -10,13 +11,11 @@ from tests.fakes.toy_stage import Plan, plan_request
 from tests.unit.test_stage_requests import all_requests
 from vba_assets.domain.canonical import content_hash
 from vba_assets.domain.interpretation.models import InterpretationOutput, InterpretationOutputV4
-from vba_assets.domain.llm import contract, schemas
 from vba_assets.domain.llm.contract import ChatMessage, ModelRequest, schema_text
 from vba_assets.domain.llm.schemas import SchemaDialect, provider_schema, provider_schema_text
 from vba_assets.domain.prompting.prompts import load_prompt_set
 from vba_assets.domain.prompting.requests import RequestParams, request_items_for
 from vba_assets.domain.resolution.models import ResolutionAssessmentOutput, ResolutionPlanOutput
-from vba_assets.domain.speed import FAST_PATHS_ENV
 
 OUTPUTS = (
     ResolutionPlanOutput,
@@ -28,30 +27,14 @@ OUTPUTS = (
 DIALECTS: tuple[SchemaDialect, ...] = get_args(SchemaDialect)
 
 
-@pytest.fixture(autouse=True)
-def fast_paths_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(FAST_PATHS_ENV, raising=False)
-
-
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("output", OUTPUTS, ids=lambda m: m.__name__)
 def test_a_schema_text_is_the_canonical_json_of_the_schema(
-    output: type[BaseModel], dialect: SchemaDialect, monkeypatch: pytest.MonkeyPatch
+    output: type[BaseModel], dialect: SchemaDialect
 ) -> None:
     expected = schema_text(provider_schema(output, dialect=dialect))
     assert provider_schema_text(output, dialect=dialect) == expected
     assert provider_schema_text(output, dialect=dialect) == expected  # remembered
-    monkeypatch.setenv(FAST_PATHS_ENV, "off")
-    assert provider_schema_text(output, dialect=dialect) == expected
-
-
-def test_fast_paths_off_serializes_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    provider_schema_text(Plan, dialect="inline")
-    monkeypatch.setenv(FAST_PATHS_ENV, "off")
-    before = schemas._provider_schema_text.cache_info()
-    provider_schema_text(Plan, dialect="inline")
-    provider_schema_text(Plan, dialect="gemini")
-    assert schemas._provider_schema_text.cache_info() == before
 
 
 @pytest.mark.parametrize("protocol", [2, 4])
@@ -87,20 +70,3 @@ def test_the_requests_own_messages_share_the_hash_of_none() -> None:
     assert request.sha256(request.messages) == expected
     assert request.sha256(corrected) == content_hash(request.document(corrected)) != expected
     assert list(request._hashes) == [None, tuple(corrected)]
-
-
-def test_fast_paths_off_hashes_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    request = plan_request(2)
-    monkeypatch.setenv(FAST_PATHS_ENV, "off")
-    calls: list[object] = []
-
-    def counting(obj: object) -> str:
-        calls.append(obj)
-        return content_hash(obj)
-
-    monkeypatch.setattr(contract, "content_hash", counting)
-    request.sha256()
-    request.sha256(request.messages)
-    assert len(calls) == 2 and request._hashes == {}
-    request._schema_text = "not read when off"
-    assert request.output_schema_text() == schema_text(request.output_schema)

@@ -137,6 +137,8 @@ def test_without_syncfs_each_file_is_fsynced_before_its_link(
     monkeypatch.setattr(durability._State, "syncfs", None)
     _write_group(package)
     _assert_per_file_fsyncs(calls)
+    lock_fsyncs = [what for kind, what in calls.log if kind == "fsync" and what.endswith("/.lock")]
+    assert lock_fsyncs == []  # the holder's details need no durability (store/lock.py)
 
 
 def test_a_syncfs_refused_by_the_system_falls_back_to_per_file_fsyncs(
@@ -147,19 +149,6 @@ def test_a_syncfs_refused_by_the_system_falls_back_to_per_file_fsyncs(
     _write_group(package)
     _assert_per_file_fsyncs(calls)
     assert durability._State.syncfs is None  # probed once, then off for the process
-
-
-def test_fast_paths_off_keeps_the_per_file_fsync_sequence(
-    package: CasePackage, calls: Calls, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("VBA_FAST_PATHS", "off")
-    _write_group(package)
-    _assert_per_file_fsyncs(calls)
-    assert "syncfs" not in calls.kinds()
-    lock_fsyncs = [what for kind, what in calls.log if kind == "fsync" and what.endswith("/.lock")]
-    assert lock_fsyncs  # the holder's details are fsynced as before
-    for name in ("a.json", "b.json", "c.json"):  # and every folder right after its link
-        assert calls.kinds()[calls.index("link", name) + 1] == "fsync"
 
 
 @needs_syncfs

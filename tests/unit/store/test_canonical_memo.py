@@ -1,6 +1,5 @@
 """parse_canonical's memo of proven bytes: it skips the check only for the very bytes it proved,
-is bounded, and ``VBA_FAST_PATHS=off`` keeps it (it predates issue 14: the plain path that
-benchmarks compare with had it)."""
+and is bounded."""
 
 import hashlib
 import threading
@@ -9,7 +8,6 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from vba_assets.domain import canonical
-from vba_assets.domain.speed import FAST_PATHS_ENV
 from vba_assets.errors import ErrorCode, StoreError
 
 PROVEN = b'{"a":1,"b":[true,null,"x"]}'
@@ -27,7 +25,6 @@ TAMPERED = [
 @pytest.fixture(autouse=True)
 def empty_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(canonical, "_KNOWN_CANONICAL", set())
-    monkeypatch.delenv(FAST_PATHS_ENV, raising=False)
 
 
 @pytest.fixture
@@ -63,16 +60,6 @@ def test_other_bytes_of_the_same_value_are_still_refused(stored: bytes) -> None:
     assert hashlib.sha256(stored).digest() not in canonical._KNOWN_CANONICAL
     with pytest.raises(StoreError):  # refused again: a refusal is never remembered
         canonical.parse_canonical(stored, "case X: plan.json")
-
-
-def test_fast_paths_off_keeps_the_memo_that_predates_them(
-    monkeypatch: pytest.MonkeyPatch, checks: list[object]
-) -> None:
-    monkeypatch.setenv(FAST_PATHS_ENV, "off")
-    canonical.parse_canonical(PROVEN, "x")
-    canonical.parse_canonical(PROVEN, "x")
-    assert len(checks) == 1
-    assert hashlib.sha256(PROVEN).digest() in canonical._KNOWN_CANONICAL
 
 
 def test_the_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from tests.reference.canonical import plain_canonical_bytes
 from tests.unit.store.test_canonical_fast_path import JSON_VALUES, TEXT
 from vba_assets.domain import canonical
 from vba_assets.domain.canonical import canonical_bytes, parse_canonical, stored_canonical_bytes
-from vba_assets.domain.speed import FAST_PATHS_ENV
 from vba_assets.errors import StoreError
 from vba_assets.report_files import decodable
 
@@ -63,11 +63,8 @@ def test_plain_values_are_encoded_directly_and_the_rest_declined(value: Any) -> 
 
 @settings(max_examples=400, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(JSON_VALUES)
-def test_both_switch_positions_write_the_same_bytes(value: Any) -> None:
-    fast = canonical_bytes(value)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(FAST_PATHS_ENV, "off")
-        assert canonical_bytes(value) == fast
+def test_the_plain_reference_writes_the_same_bytes(value: Any) -> None:
+    assert canonical_bytes(value) == plain_canonical_bytes(value)
 
 
 class Level(StrEnum):
@@ -91,7 +88,7 @@ class Score(BaseModel):
     ],
 )
 def test_values_the_walk_must_convert_match_rfc8785(value: Any) -> None:
-    assert canonical_bytes(value) == rfc8785.dumps(canonical.to_json_value(value))
+    assert canonical_bytes(value) == plain_canonical_bytes(value)
 
 
 def test_a_model_at_the_top_is_dumped_once_and_encoded_directly() -> None:
@@ -114,14 +111,12 @@ def test_a_model_at_the_top_is_dumped_once_and_encoded_directly() -> None:
         ((("\ud800",),), None),  # a lone surrogate in tuples: the walk copies them into lists
     ],
 )
-def test_bad_values_raise_the_same_error_on_both_paths(value: Any, pointer: str | None) -> None:
+def test_bad_values_raise_the_same_error_as_the_reference(value: Any, pointer: str | None) -> None:
     assert canonical._plain_bytes(value) is None
     with pytest.raises(StoreError) as fast:
         canonical_bytes(value)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(FAST_PATHS_ENV, "off")
-        with pytest.raises(StoreError) as plain:
-            canonical_bytes(value)
+    with pytest.raises(StoreError) as plain:
+        plain_canonical_bytes(value)
     assert (fast.value.code, fast.value.message) == (plain.value.code, plain.value.message)
     if pointer is not None:
         assert f"value at {pointer} " in fast.value.message
@@ -146,16 +141,12 @@ def test_canonical_bytes_pass_the_full_check_of_parse_canonical(value: Any) -> N
     assert canonical_bytes(json.loads(data, parse_int=canonical._parse_int)) == data
 
 
-@pytest.mark.parametrize("switch", ["on", "off"])
-def test_stored_bytes_join_the_memo_only_with_the_fast_paths(
-    monkeypatch: pytest.MonkeyPatch, switch: str
-) -> None:
+def test_stored_bytes_join_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(canonical, "_KNOWN_CANONICAL", set())
-    monkeypatch.setenv(FAST_PATHS_ENV, switch)
     data = stored_canonical_bytes({"b": [1, 2.5], "a": "x"})
     assert data == b'{"a":"x","b":[1,2.5]}'
-    digest = hashlib.sha256(data).digest()
-    assert (digest in canonical._KNOWN_CANONICAL) is (switch == "on")
+    assert hashlib.sha256(data).digest() in canonical._KNOWN_CANONICAL
+    assert canonical_bytes({"c": 1}) and len(canonical._KNOWN_CANONICAL) == 1  # not plain calls
     assert parse_canonical(data, "x") == {"a": "x", "b": [1, 2.5]}
     with pytest.raises(StoreError):
         parse_canonical(b'{"b":[1,2.5],"a":"x"}', "x")  # other bytes are still checked in full

@@ -1,8 +1,8 @@
 """A package remembers the relpaths it resolved; answers stay those of the full resolution.
 
-Every scenario runs twice, with the fast paths on and off (``VBA_FAST_PATHS=off`` resolves every
-path in full), and must give the same answers and errors, also after a remembered file was replaced
-by a symlink, a folder or removed.
+Every scenario runs on a package and on :class:`tests.reference.store.PlainCasePackage` (which
+resolves every path in full), and must give the same answers and errors, also after a remembered
+file was replaced by a symlink, a folder or removed.
 """
 
 import os
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from vba_assets.domain.speed import FAST_PATHS_ENV
+from tests.reference.store import PlainCasePackage
 from vba_assets.errors import StoreError
 from vba_assets.store import CasePackage, Workspace
 
@@ -69,16 +69,16 @@ def _unchanged(root: Path) -> None:
     [_unchanged, _to_symlink_inside, _to_symlink_outside, _to_folder, _removed, _folder_removed],
 )
 def test_remembered_paths_answer_as_the_full_resolution(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]
+    tmp_path: Path, change: Callable[[Path], None]
 ) -> None:
     answers = []
-    for switch in ("on", "off"):
-        monkeypatch.setenv(FAST_PATHS_ENV, switch)
-        package = Workspace(tmp_path / switch / "ws").case("BUG-000020")
+    for kind in (CasePackage, PlainCasePackage):
+        root = Workspace(tmp_path / kind.__name__ / "ws").case("BUG-000020").root
+        package = kind(root, "BUG-000020")
         package.write_bytes("case.json", b"{}")
         package.write_bytes(FILE, b"hello")
         first = [_probe(package, relpath) for relpath in (FILE, "report/missing.txt")]
-        assert (FILE in package._paths) is (switch == "on")
+        assert (FILE in package._paths) is (kind is CasePackage)
         change(package.root)
         answers.append(
             (first, [_probe(package, relpath) for relpath in (FILE, "report/missing.txt")])

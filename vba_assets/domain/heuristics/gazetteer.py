@@ -45,7 +45,6 @@ from vba_assets.domain.heuristics.spans import (
     name_gap,
     plain_gap,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stage_context import CatalogView
 
 MAX_NAME_WORDS = 6
@@ -120,15 +119,7 @@ class Gazetteer:
         if not identities:
             return []
         needle = normalize_for_match(text)
-        if fast_paths_enabled():
-            kinds = self._kinds_containing(identities, needle)
-        else:
-            kinds = {
-                "name" if e.primary else "localized_name"
-                for identity in identities
-                for e in self.index.names_of(identity)
-                if needle in normalize_for_match(e.name)
-            }
+        kinds = self._kinds_containing(identities, needle)
         return [
             c.name
             for c in self.catalogs
@@ -138,7 +129,7 @@ class Gazetteer:
     def _kinds_containing(self, identities: Sequence[int], needle: str) -> set[str]:
         """The kinds (``name``, ``localized_name``) of the names of ``identities`` that contain
         ``needle``: a name of a kind already found is not normalized, and the search ends once
-        both are found (the set :meth:`containing_catalogs` builds with the fast paths off)."""
+        both are found."""
         kinds: set[str] = set()
         for identity in identities:
             for entry in self.index.names_of(identity):

@@ -24,7 +24,6 @@ custom creatures is searched by the controller as always, but the heuristic does
 names (it proposes what the packaged catalog holds, and capitalized names it cannot place).
 """
 
-import bisect
 import hashlib
 import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
@@ -41,7 +40,6 @@ from vba_assets.domain.heuristics.name_scan import (
     scan_layout_document,
     scan_layout_from_document,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 
 #: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
 #: 2: the identities of bosses (``rank`` 3 in ``creature_template``), :attr:`NameIndex.bosses`.
@@ -112,8 +110,6 @@ class NameIndex:
     bosses: frozenset[int] = frozenset()
     _keys: tuple[str, ...] = field(default=(), repr=False)
     _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
-    _blob: str = field(default="", repr=False)
-    _offsets: list[int] = field(default_factory=list, repr=False)
     _languages: dict[str, tuple[tuple[str, IndexedName], ...]] = field(
         default_factory=dict, repr=False
     )
@@ -137,12 +133,10 @@ class NameIndex:
 
     def derived(self, key: Hashable, build: Callable[[], T], kept: Keeping[T] | None = None) -> T:
         """``build()``, computed once per index and ``key`` (the index never changes, so what is
-        derived from it alone can be kept with it; ``VBA_FAST_PATHS=off`` builds every time).
+        derived from it alone can be kept with it).
 
         With ``kept`` and a :attr:`store`, a structure an earlier process kept is read back
         instead of built (one it cannot decode is built again), and a built one is kept."""
-        if not fast_paths_enabled():
-            return build()
         if key not in self._derived:
             value = self._kept(kept)
             if value is None:
@@ -196,30 +190,7 @@ class NameIndex:
     def _scan(self, needle: str, limit: int) -> tuple[int, ...]:
         if not needle or "\n" in needle:
             return ()
-        if fast_paths_enabled():
-            return self._identities(self._layout().matching_keys(needle), limit)
-        if not self._blob:
-            keys = self.keys()
-            self._blob = "\n".join(keys)
-            offsets, position = [], 0
-            for key in keys:
-                offsets.append(position)
-                position += len(key) + 1
-            self._offsets = offsets
-        found: dict[int, None] = {}
-        keys, blob, offsets = self.keys(), self._blob, self._offsets
-        position = blob.find(needle)
-        while position >= 0:
-            number = bisect.bisect_right(offsets, position) - 1
-            for entry in self.by_name[keys[number]]:
-                found[entry.identity] = None
-            if len(found) > limit:
-                break
-            following = number + 1
-            if following >= len(offsets):
-                break
-            position = blob.find(needle, offsets[following])
-        return tuple(found)
+        return self._identities(self._layout().matching_keys(needle), limit)
 
     def _identities(self, keys: Iterable[str], limit: int) -> tuple[int, ...]:
         """The identities of ``keys`` in order, stopping past ``limit`` (as :meth:`_scan`)."""
@@ -240,9 +211,7 @@ class NameIndex:
         needle = normalize_for_match(text)
         if not needle or "\n" in needle:
             return iter(())
-        if fast_paths_enabled():
-            return self._layout().matching_keys(needle)
-        return (key for key in self.keys() if needle in key)
+        return self._layout().matching_keys(needle)
 
     def capture_rank(self, text: str, identities: Collection[int], primary: bool) -> int | None:
         """Where the first row of one of ``identities`` falls (0-based) in a contains search for
@@ -273,22 +242,17 @@ class NameIndex:
         """The normalized names most similar to ``text`` (Indel ratio 0-100, at least
         ``cutoff``), best first; ties by name.
 
-        With the fast paths on, only names whose length (and, for an ASCII ``text``, count of
-        ASCII characters) allows the cutoff are scored (:meth:`.ScanLayout.shortlist`): the
-        same result, as a property test shows against scoring every name."""
+        Only names whose length (and, for an ASCII ``text``, count of ASCII characters) allows
+        the cutoff are scored (:meth:`.ScanLayout.shortlist`): the same result, as a property
+        test shows against scoring every name (``tests/reference/name_index.py``)."""
         query = normalize_for_match(text)
-        if query and fast_paths_enabled():
-            found = process.extract(
-                query,
-                self._layout().shortlist(query, cutoff),
-                scorer=fuzz.ratio,
-                score_cutoff=cutoff,
-                limit=None,
-            )
-        else:
-            found = process.extract(
-                query, self.keys(), scorer=fuzz.ratio, score_cutoff=cutoff, limit=limit + 5
-            )
+        found = process.extract(
+            query,
+            self._layout().shortlist(query, cutoff),
+            scorer=fuzz.ratio,
+            score_cutoff=cutoff,
+            limit=None,
+        )
         ranked = sorted(((name, float(score)) for name, score, _ in found), key=_by_score)
         return ranked[:limit]
 

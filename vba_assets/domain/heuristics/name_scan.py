@@ -2,9 +2,9 @@
 
 :meth:`~vba_assets.domain.heuristics.name_index.NameIndex.containing` looks for a text in every
 normalized name and :meth:`~vba_assets.domain.heuristics.name_index.NameIndex.closest` scores a
-misspelling against the names whose shape can reach the cutoff. With the fast paths on, both use
-a :class:`ScanLayout` instead of the sorted keys (which take about half a second to sort and lay
-out in every new process); the index keeps it in its store (:data:`SCAN_LAYOUT_VERSION`), so a
+misspelling against the names whose shape can reach the cutoff. Both use a :class:`ScanLayout`
+instead of the sorted keys (which take about half a second to sort and lay out in every new
+process); the index keeps it in its store (:data:`SCAN_LAYOUT_VERSION`), so a
 later process reads it back as a handful of long strings:
 
 * :attr:`ScanLayout.blobs`: the sorted keys in three newline-joined blobs by what they hold

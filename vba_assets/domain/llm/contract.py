@@ -43,7 +43,6 @@ from vba_assets.domain.llm.schemas import (
     provider_schema_text,
 )
 from vba_assets.domain.protocol import ProtocolVersion, protocol
-from vba_assets.domain.speed import fast_paths_enabled
 
 #: Re-exported: callers import these from here; they are defined in .replies and .records.
 __all__ = [
@@ -128,12 +127,9 @@ class ModelRequest(StrictModel):
     def sha256(self, messages: Sequence[ChatMessage] | None = None) -> str:
         """Hash of the canonical request of one attempt: the replay key.
 
-        Remembered per request and conversation (the model is frozen; ``VBA_FAST_PATHS=off``
-        hashes every time). Messages equal to the request's own (same type, equal strings) give
+        Remembered per request and conversation (the model is frozen). Messages equal to the request's own (same type, equal strings) give
         the same document, so they share the hash of ``None``.
         """
-        if not fast_paths_enabled():
-            return content_hash(self.document(messages))
         key = tuple(messages) if messages is not None else None
         if key == self.messages:
             key = None
@@ -145,8 +141,6 @@ class ModelRequest(StrictModel):
     def output_schema_text(self) -> str:
         """:func:`schema_text` of ``output_schema``, remembered per request as :meth:`sha256`
         (:func:`build_request` gives it the text it made the prompt with)."""
-        if not fast_paths_enabled():
-            return schema_text(self.output_schema)
         if self._schema_text is None:
             self._schema_text = schema_text(self.output_schema)
         return self._schema_text

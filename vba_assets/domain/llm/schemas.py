@@ -53,7 +53,6 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from vba_assets.domain.canonical import canonical_bytes
-from vba_assets.domain.speed import fast_paths_enabled
 
 SchemaDialect = Literal[
     "json_schema", "anthropic", "inline", "gemini", "anthropic_strict", "openai_strict"
@@ -108,10 +107,8 @@ def provider_schema_text(
     """The canonical JSON text of :func:`provider_schema`, serialized once per model and dialect.
 
     Every :func:`provider_schema` of a model and dialect is a copy of the one schema generated for
-    them, so its text cannot differ between calls. ``VBA_FAST_PATHS=off`` serializes every time.
+    them, so its text cannot differ between calls.
     """
-    if not fast_paths_enabled():  # serialized each time, as before; no extra copy to read it
-        return canonical_bytes(_provider_schema(model_cls, dialect)).decode("utf-8")
     return _provider_schema_text(model_cls, dialect)
 
 

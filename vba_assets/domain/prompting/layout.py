@@ -56,7 +56,6 @@ from vba_assets.domain.resolution.models import (
     ResolutionContext,
     ResolutionPlanOutput,
 )
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
@@ -142,8 +141,6 @@ def _system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -> Piece
     The result depends only on the prompt files (identified by their locked sha256), the prompt
     and the protocol, so it is rendered once per process for each of them.
     """
-    if not fast_paths_enabled():
-        return _render_system_pieces(prompts, prompt, spec)
     key = (prompts.version, tuple(sorted(prompts.files.items())), prompt, spec)
     cached = _SYSTEM_CACHE.get(key)
     if cached is None:

@@ -37,7 +37,6 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.errors import ConfigError, ErrorCode
 
 PROMPT_NAMES = (
@@ -225,10 +224,8 @@ def load_prompt_set(version: str, root: Traversable | None = None) -> PromptSet:
         ConfigError: see :func:`check_version`; ``CONFIG_INVALID`` for a version that lacks a
             prompt file or holds a malformed example.
     """
-    if root is None and fast_paths_enabled():
-        return _packaged_prompt_set(version)
     if root is None:
-        root = prompts_root()
+        return _packaged_prompt_set(version)
     return _load_prompt_set(version, root)
 
 

@@ -62,7 +62,6 @@ from vba_assets.domain.prompting.pieces import text_of
 from vba_assets.domain.prompting.prompts import PromptSet
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
 from vba_assets.domain.protocol import ProtocolVersion, protocol
-from vba_assets.domain.speed import fast_paths_enabled
 from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
@@ -112,18 +111,12 @@ def _request(
     context = with_protocol(context, protocol_version)
     output = stage_of(context)
     model = output_model(context, protocol(protocol_version))
-    rendered = render_context(context, prompts, protocol_version) if fast_paths_enabled() else None
-    if rendered is not None:  # the same two texts, their items listed only when asked for
-        base_system, user = text_of(rendered.base_system), text_of(rendered.user)
-    else:
-        schema_json = provider_schema_text(model, dialect=params.dialect)
-        layout = request_layout(context, prompts, protocol_version, schema_json, params.dialect)
-        base_system, user = layout.base_system, layout.user
-    request = build_request(
+    rendered = render_context(context, prompts, protocol_version)
+    request = build_request(  # the texts of the pieces; their items are listed only when asked for
         output.stage,
         protocol_version,
-        base_system,
-        user,
+        text_of(rendered.base_system),
+        text_of(rendered.user),
         model,
         model=params.model,
         max_tokens=params.max_tokens,
@@ -131,12 +124,11 @@ def _request(
         stage_context=context.model_dump(mode="json"),
         dialect=params.dialect,
     )
-    if rendered is not None:
-        _remember_rendered(request, rendered)
+    _remember_rendered(request, rendered)
     return request
 
 
-#: The rendered context of each request built recently (fast path), by the request's id; the
+#: The rendered context of each request built recently, by the request's id; the
 #: entry holds the request, so the id is not reused while it is remembered.
 _RENDERED: "OrderedDict[int, tuple[ModelRequest, RenderedContext]]" = OrderedDict()
 _RENDERED_LIMIT = 64
@@ -156,9 +148,7 @@ def _rendered_for(
 ) -> RenderedContext | None:
     """What :func:`_request` rendered for this very ``request``, when it rendered ``context``
     (equal to the one read back from the request) with ``prompts`` under its protocol: the pieces
-    :func:`request_layout` would render again. None otherwise (and when ``VBA_FAST_PATHS=off``)."""
-    if not fast_paths_enabled():
-        return None
+    :func:`request_layout` would render again. None otherwise."""
     entry = _RENDERED.get(id(request))
     if entry is None or entry[0] is not request:
         return None
