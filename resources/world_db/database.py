@@ -28,8 +28,8 @@ has an FTS5 trigram index is searched with the same statement plus one pre-filte
 ``%``/``_`` (:mod:`resources.world_db.trigram` proves the rows, order and truncation are those of the
 plain statement; ``tests/unit/test_world_db_trigram.py`` checks it on many terms). The capture
 records the statement that ran and its ``index_pattern``; the coverage notes are the same either
-way. ``VBA_WORLD_DB_INDEX=off`` (or ``WorldDatabase(..., use_index=False)``) switches the index off
-(a scan then calls ``vba_search_key`` once per name: about 0.5 s on the 238k localized names).
+way. ``WorldDatabase(..., use_index=False)`` switches the index off, the oracle of its tests (a
+scan then calls ``vba_search_key`` once per name: about 0.5 s on the 238k localized names).
 An operator's MariaDB is never altered and is always searched with the plain statement.
 
 Backend differences (what a capture's coverage notes record; pinned by
@@ -87,7 +87,7 @@ from resources.world_db.query import (
 )
 from resources.world_db.schema import check_allowlisted
 from resources.world_db.trigram import describe as describe_index
-from resources.world_db.trigram import index_enabled, index_pattern
+from resources.world_db.trigram import index_pattern
 from vba_assets.config import DatabaseConfig, ProjectConfig
 from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.domain.catalog.settings import CatalogConfig
@@ -98,8 +98,9 @@ from vba_assets.errors import ConfigError, ErrorCode, InputError
 class WorldDatabase(WorldConnection):
     """The read-only world database resource. Connects lazily; thread-safe.
 
-    ``use_index``: use the SQLite trigram indexes when the file has them (default: on unless
-    ``$VBA_WORLD_DB_INDEX`` is ``off``). It never changes a result, only how fast it comes.
+    ``use_index``: use the SQLite trigram indexes when the file has them (default on; off, every
+    contains search scans: the oracle the index's tests compare with). It never changes a
+    result, only how fast it comes.
     """
 
     def __init__(
@@ -107,21 +108,19 @@ class WorldDatabase(WorldConnection):
         database: DatabaseConfig,
         catalogs: list[CatalogConfig],
         *,
-        use_index: bool | None = None,
+        use_index: bool = True,
     ) -> None:
         check_allowlisted(database, catalogs)
         names = [catalog.name for catalog in catalogs]
         if len(set(names)) != len(names):
             raise ConfigError(ErrorCode.CONFIG_INVALID, "duplicate catalog name", key="catalogs")
         super().__init__(database, {catalog.name: catalog for catalog in catalogs})
-        self._use_index = index_enabled(use_index)
+        self._use_index = use_index
         #: Built statements by (catalog, indexed): SQLAlchemy then reuses their cache keys.
         self._statements: dict[tuple[str, bool], Select[Any]] = {}
 
     @classmethod
-    def from_config(
-        cls, config: ProjectConfig, *, use_index: bool | None = None
-    ) -> "WorldDatabase":
+    def from_config(cls, config: ProjectConfig, *, use_index: bool = True) -> "WorldDatabase":
         """The world database of a project configuration."""
         return cls(config.database, config.catalogs, use_index=use_index)
 

@@ -42,14 +42,13 @@ property tests on exactly those terms). Dropping such runs avoids it.
 A term with no run of :data:`MIN_INDEXED_RUN` characters (``ab``, ``%_``, ``a%b``) is searched on
 the plain table: FTS5 would scan its whole index for it, slower than the table scan (ARCHITECTURE
 14). So is a term holding NUL (``LIKE`` and FTS5 read text only up to a NUL) and every search when
-the index is switched off (:data:`INDEX_ENV`). ``tests/unit/test_world_db_trigram.py`` compares
+the index is switched off (``WorldDatabase(..., use_index=False)``). ``tests/unit/test_world_db_trigram.py`` compares
 indexed and plain results (rows, order, truncation, coverage notes) on random and real terms.
 
 The index is used only for SQLite files; an operator's MariaDB is never altered (its contains
 search cost is measured in ``bench/README.md``).
 """
 
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +58,7 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection
 
 from resources.world_db.schema import BoundCatalog
-from vba_assets.errors import ConfigError, ErrorCode, VbaError
+from vba_assets.errors import VbaError
 from vba_assets.worlddata.build import (
     SQLITE_APPLICATION_ID,
     TRIGRAM_INDEX_BUILDER_VERSION,
@@ -72,13 +71,9 @@ from vba_assets.worlddata.schema import (
     trigram_index_tables,
 )
 
-#: Environment variable that switches the index off: ``off`` (also ``0``, ``false``, ``no``).
-INDEX_ENV = "VBA_WORLD_DB_INDEX"
 #: Shortest run of a term (characters between ``%``/``_``) the trigram index can answer.
 MIN_INDEXED_RUN = 3
 
-_OFF = frozenset({"off", "0", "false", "no"})
-_ON = frozenset({"", "on", "1", "true", "yes"})
 _WILDCARDS = re.compile(r"[%_]")
 
 
@@ -89,26 +84,6 @@ class TrigramIndex:
     table: str
     name_column: str
     key_columns: tuple[str, ...]
-
-
-def index_enabled(use_index: bool | None = None) -> bool:
-    """``use_index`` if given, else ``$VBA_WORLD_DB_INDEX`` (default on).
-
-    Raises:
-        ConfigError: ``CONFIG_INVALID`` for a value that is neither on nor off.
-    """
-    if use_index is not None:
-        return use_index
-    value = os.environ.get(INDEX_ENV, "").strip().lower()
-    if value in _OFF:
-        return False
-    if value in _ON:
-        return True
-    raise ConfigError(
-        ErrorCode.CONFIG_INVALID,
-        f"{INDEX_ENV} must be 'on' or 'off', not {value[:20]!r}",
-        key=INDEX_ENV,
-    )
 
 
 def readable_tables() -> list[str]:
@@ -202,7 +177,11 @@ def describe(index: TrigramIndex | None, enabled: bool) -> dict[str, Any]:
     if index is None:
         return {"kind": "none", "note": "every contains search scans the table"}
     if not enabled:
-        return {"kind": "fts5_trigram", "table": index.table, "note": f"switched off ({INDEX_ENV})"}
+        return {
+            "kind": "fts5_trigram",
+            "table": index.table,
+            "note": "switched off (use_index=False)",
+        }
     return {
         "kind": "fts5_trigram",
         "table": index.table,

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from resources.world_db import WorldDatabase
-from resources.world_db.trigram import INDEX_ENV, index_pattern
+from resources.world_db.trigram import index_pattern
 from tests.unit.test_world_db_sqlite import (
     CREATURES,
     HOSTILE_TERMS,
@@ -33,7 +33,7 @@ from tests.unit.test_world_db_sqlite import (
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.domain.catalog.world import SearchResult
-from vba_assets.errors import ConfigError, ErrorCode, ReadOnlyViolation
+from vba_assets.errors import ReadOnlyViolation
 from vba_assets.worlddata.build import (
     BUILDER_VERSION,
     SQLITE_APPLICATION_ID,
@@ -297,17 +297,13 @@ def test_index_pattern_keeps_runs_of_three_characters(term: str, pattern: str | 
 # --- when the index is used, and when not ----------------------------------------------------------
 
 
-def test_the_environment_switch(small_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for value, used in [("off", False), ("0", False), ("on", True), ("", True), ("1", True)]:
-        monkeypatch.setenv(INDEX_ENV, value)
-        database = WorldDatabase(database_config(small_file), catalogs())
+def test_the_index_is_used_by_default_and_off_with_use_index_false(small_file: Path) -> None:
+    for use_index, used in [(None, True), (True, True), (False, False)]:
+        options = {} if use_index is None else {"use_index": use_index}
+        database = WorldDatabase(database_config(small_file), catalogs(), **options)
         result = database.contains_search("creature_name", "Wolpertinger", 8)
-        assert ("vba_trigram" in result.sql) is used, value
+        assert ("vba_trigram" in result.sql) is used, use_index
         database.close()
-    monkeypatch.setenv(INDEX_ENV, "sometimes")
-    with pytest.raises(ConfigError) as caught:
-        WorldDatabase(database_config(small_file), catalogs())
-    assert caught.value.code is ErrorCode.CONFIG_INVALID and caught.value.detail["key"] == INDEX_ENV
 
 
 def test_a_file_without_the_builder_marks_is_scanned(small_file: Path, tmp_path: Path) -> None:
