@@ -59,33 +59,6 @@ MAX_DISPATCHES = 12
 Target = tuple[object, str, str]
 
 
-# --- fast paths ---------------------------------------------------------------------------------
-
-#: Environment that switches the controller's speed-ups off (vba_assets/domain/speed.py: canonical
-#: JSON's C-encoder path, the prompt caches, the store's remembered folders and batched folder
-#: fsyncs), so a benchmark times the unoptimised path in the same run. Artifacts are byte-identical
-#: either way (the benchmarks check it).
-UNOPTIMISED_ENV = {"VBA_FAST_PATHS": "off"}
-#: The embedded DB's trigram index, off. Not part of UNOPTIMISED_ENV: a capture records the exact
-#: statement that ran, so with the index off the captures (not the rows) differ.
-NO_INDEX_ENV = {"VBA_WORLD_DB_INDEX": "off"}
-
-
-@contextmanager
-def environment(overrides: dict[str, str]) -> Iterator[None]:
-    """Set ``overrides`` in ``os.environ`` for the ``with`` block, then restore it."""
-    saved = {name: os.environ.get(name) for name in overrides}
-    os.environ.update(overrides)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 # --- numbers and the machine ------------------------------------------------------------------
 
 

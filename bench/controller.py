@@ -3,6 +3,7 @@
     .venv/bin/python bench/controller.py                       # 7 samples x 20 rounds, both modes
     .venv/bin/python bench/controller.py --rounds 5 --cases BUG-000020,BUG-000022
     .venv/bin/python bench/controller.py --modes reuse --no-profile
+    .venv/bin/python bench/compare.py controller.py -- --no-profile   # against an older commit
 
 Everything but the model: case build (``import_report``: admission, CaseBuilder, store writes),
 frozen inputs, plan/assessment/interpretation request building and validation, captures on the
@@ -25,7 +26,9 @@ Each run's accepted artifacts are compared byte for byte with the recording (``i
 check must pass, so a replay that silently did less work would show. One unmeasured warm-up round
 runs first. The stage breakdown wraps the stage functions ``run_trial`` calls and the DB methods
 (``common.CallTimer``); ``--profile`` (default on) runs one more round under cProfile, reported
-separately, so profiling never inflates the timings. Nothing here asserts.
+separately, so profiling never inflates the timings. There is one implementation to time: to
+compare with an earlier one, ``bench/compare.py`` runs this script on an older commit and on this
+tree, alternated. Nothing here asserts.
 """
 
 import argparse
@@ -44,12 +47,10 @@ from common import (
     RECORDED_REVISION,
     REPLAY,
     STAGES_TIMED,
-    UNOPTIMISED_ENV,
     CallTimer,
     Recording,
     Target,
     emit,
-    environment,
     machine_info,
     median,
     percentiles,
@@ -74,8 +75,6 @@ from vba_assets.pipeline.registry import check_specs
 from vba_assets.store import RevisionLayout, Workspace
 
 P50_TARGET_MS = 50.0
-#: Issue 14: the optimised controller costs at most half the unoptimised one, in the same run.
-SPEEDUP_TARGET = 0.5
 MODES = ("reuse", "answer")
 MODE_DESCRIPTIONS = {
     "reuse": "recorded dispatch records copied into the revision; replay LLM config; each model "
@@ -284,12 +283,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=20, help="timed rounds over the cases")
     parser.add_argument("--cases", default="", help="comma-separated sample ids (default: all)")
     parser.add_argument("--modes", default=",".join(MODES), help="reuse,answer (see the docstring)")
-    parser.add_argument(
-        "--unoptimised",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="also time each mode with every fast path off, in the same rounds (default on)",
-    )
     parser.add_argument("--profile", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--profile-top", type=int, default=20)
     args = parser.parse_args(argv)
@@ -297,9 +290,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not modes or set(modes) - set(MODES) or args.rounds < 1:
         parser.error(f"--modes must name some of {MODES}; --rounds must be at least 1")
     case_ids = [c for c in args.cases.split(",") if c]
-    variants = [(m, m, {}) for m in modes]
-    if args.unoptimised:
-        variants += [(f"{m}-unoptimised", m, UNOPTIMISED_ENV) for m in modes]
 
     with tempfile.TemporaryDirectory(prefix="vba-bench-controller-") as tmp:
         root = Path(tmp)
@@ -307,38 +297,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         project = write_project_toml(root / "project.toml", root / "unused-workspace")
         replayer = Replayer.from_recording(recording, project)
         timer = CallTimer()
-        samples: dict[str, dict[str, list[dict[str, Any]]]] = {v: {} for v, _, _ in variants}
+        samples: dict[str, dict[str, list[dict[str, Any]]]] = {m: {} for m in modes}
         warmup: dict[str, dict[str, float]] = {}
         targets = [*stage_targets(), *DB_TARGETS]
         with timer.patched(targets):
-            for variant, mode, env in variants:
-                with environment(env):
-                    first = run_round(replayer, root / f"warmup-{variant}", mode, timer)
-                warmup[variant] = {c: round(r["total_ms"], 3) for c, r in first.items()}
+            for mode in modes:
+                first = run_round(replayer, root / f"warmup-{mode}", mode, timer)
+                warmup[mode] = {c: round(r["total_ms"], 3) for c, r in first.items()}
             for number in range(args.rounds):
-                for variant, mode, env in variants:  # interleaved: the same load for each
-                    with environment(env):
-                        rows = run_round(replayer, root / f"{variant}-{number}", mode, timer)
+                for mode in modes:  # interleaved: the same load for each
+                    rows = run_round(replayer, root / f"{mode}-{number}", mode, timer)
                     for case_id, row in rows.items():
-                        samples[variant].setdefault(case_id, []).append(row)
+                        samples[mode].setdefault(case_id, []).append(row)
         profile = (
             profile_round(replayer, root / "profile", modes[0], args.profile_top)
             if args.profile
             else None
         )
 
-    results = {variant: summarize_mode(samples[variant], mode) for variant, mode, _ in variants}
+    results = {mode: summarize_mode(samples[mode], mode) for mode in modes}
     target: dict[str, Any] = {"per_case_total_p50_ms_below": P50_TARGET_MS}
-    if args.unoptimised:
-        target["optimised_over_unoptimised_p50_at_most"] = SPEEDUP_TARGET
     for mode in modes:
-        if args.unoptimised:
-            fast = results[mode]["all_cases"]["total"]["p50_ms"]
-            slow = results[f"{mode}-unoptimised"]["all_cases"]["total"]["p50_ms"]
-            target[f"{mode}_vs_unoptimised"] = {
-                "ratio_p50": round(fast / slow, 3),
-                "met": fast / slow <= SPEEDUP_TARGET,
-            }
         per_case = results[mode]["per_case"]
         worst = max(per_case, key=lambda c: per_case[c]["total"]["p50_ms"])
         target[mode] = {
@@ -355,7 +334,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "warmup_rounds": 1,
                 "cases": recording.case_ids,
                 "modes": modes,
-                "unoptimised": UNOPTIMISED_ENV if args.unoptimised else None,
                 "database": "embedded:demo (SQLite, read-only)",
                 "timed": "import_report + run_trial(stop_after=interpretation) + every check",
             },

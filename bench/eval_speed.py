@@ -1,11 +1,10 @@
-"""Wall time of ``vba eval`` with the index and fast paths, and with both switched off. JSON.
+"""Wall time of ``vba eval``: the whole command, its setup and a warm case. JSON.
 
-    .venv/bin/python bench/eval_speed.py                          # eval/devset.jsonl, 2 rounds
-    .venv/bin/python bench/eval_speed.py --rounds 3 --dataset eval/real/dev.jsonl
+    .venv/bin/python bench/eval_speed.py                          # eval/devset.jsonl, 3 rounds
+    .venv/bin/python bench/eval_speed.py --rounds 5 --dataset eval/real/dev.jsonl
+    .venv/bin/python bench/compare.py eval_speed.py               # against an older commit
 
-Each round runs the command twice as a new process, alternating which mode goes first: ``fast``
-(the defaults) and ``plain`` (``VBA_FAST_PATHS=off VBA_WORLD_DB_INDEX=off``: the previous
-implementation of everything issue 14 sped up, see ``vba_assets/domain/speed.py``). For each run:
+Each round runs the command once as a new process. For each run:
 
 * ``wall_s``: process start to exit (imports, the name index, every case, the report);
 * ``setup_s``: process start to the first finished case minus that case's share (the first
@@ -13,9 +12,10 @@ implementation of everything issue 14 sped up, see ``vba_assets/domain/speed.py`
 * ``case_ms``: the time between consecutive finished cases (the progress lines ``vba eval``
   prints), from the second case on: what each further case costs once the process is warm.
 
-``ratios`` divide fast by plain (median over rounds): ``wall`` for the whole command and
-``case_p50`` for a warm case; issue 14 asks for at most one third. ``same_results`` says whether
-both modes scored every case identically (results.json without its run block).
+``summary`` holds the medians over rounds; ``same_results`` says whether every round scored every
+case identically (results.json without its run block). There is no second implementation to time
+in the same tree: ``bench/compare.py`` runs this script on an older commit and on this tree,
+alternated, and divides the medians (see ``bench/README.md``).
 
 Nothing here asserts: numbers are printed, never judged by a test.
 """
@@ -23,7 +23,6 @@ Nothing here asserts: numbers are printed, never judged by a test.
 import argparse
 import itertools
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -36,22 +35,16 @@ from typing import Any
 from common import emit, machine_info, percentiles
 
 ROOT = Path(__file__).resolve().parents[1]
-PLAIN = {"VBA_FAST_PATHS": "off", "VBA_WORLD_DB_INDEX": "off"}
-MODES: dict[str, dict[str, str]] = {"fast": {}, "plain": PLAIN}
 
 
-def run_once(dataset: Path, mode: str, out: Path) -> dict[str, Any]:
-    """One ``vba eval`` process in ``mode``; finished-case times from its progress lines."""
-    env = {**os.environ, **MODES[mode]}
-    for name in ("VBA_FAST_PATHS", "VBA_WORLD_DB_INDEX"):
-        if name not in MODES[mode]:
-            env.pop(name, None)
+def run_once(dataset: Path, out: Path) -> dict[str, Any]:
+    """One ``vba eval`` process; finished-case times from its progress lines."""
     command = [sys.executable, "-m", "vba_assets.cli", "eval", "--dataset", str(dataset)]
     command += ["--out", str(out)]
     started = time.perf_counter()
     finished: list[float] = []
     with subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     ) as process:
         assert process.stderr is not None
         for line in process.stderr:
@@ -60,11 +53,10 @@ def run_once(dataset: Path, mode: str, out: Path) -> dict[str, Any]:
         code = process.wait()
     wall = time.perf_counter() - started
     if code != 0:
-        raise SystemExit(f"vba eval exited with {code} in mode {mode}")
+        raise SystemExit(f"vba eval exited with {code}")
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(finished)]
     typical = statistics.median(gaps) / 1000 if gaps else 0.0
     return {
-        "mode": mode,
         "wall_s": round(wall, 3),
         "cases": len(finished),
         "setup_s": round(finished[0] - started - typical, 3) if finished else None,
@@ -85,45 +77,36 @@ def _median(values: Sequence[float]) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--dataset", default="eval/devset.jsonl", help="JSONL gold dataset")
-    parser.add_argument("--rounds", type=int, default=2, help="runs of each mode, alternated")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of the command")
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     dataset = (ROOT / args.dataset).resolve()
     runs: list[dict[str, Any]] = []
-    same = True
+    scores = []
     with tempfile.TemporaryDirectory(prefix="vba-bench-eval-") as scratch:
         for number in range(args.rounds):
-            order = ("fast", "plain") if number % 2 == 0 else ("plain", "fast")
-            outs = {}
-            for mode in order:
-                outs[mode] = Path(scratch) / f"{number}-{mode}"
-                runs.append({"round": number, **run_once(dataset, mode, outs[mode])})
-            same = same and _scores(outs["fast"]) == _scores(outs["plain"])
-    by_mode = {mode: [run for run in runs if run["mode"] == mode] for mode in MODES}
+            out = Path(scratch) / str(number)
+            runs.append({"round": number, **run_once(dataset, out)})
+            scores.append(_scores(out))
     summary = {
-        mode: {
-            "wall_s": _median([run["wall_s"] for run in found]),
-            "setup_s": _median([run["setup_s"] for run in found]),
-            "case_p50_ms": _median([run["case_ms"]["p50_ms"] for run in found]),
-            "case_mean_ms": _median([run["case_ms"]["mean_ms"] for run in found]),
-        }
-        for mode, found in by_mode.items()
-    }
-    fast, plain = summary["fast"], summary["plain"]
-    ratios = {
-        "wall": round(fast["wall_s"] / plain["wall_s"], 3),
-        "case_p50": round(fast["case_p50_ms"] / plain["case_p50_ms"], 3),
-        "case_mean": round(fast["case_mean_ms"] / plain["case_mean_ms"], 3),
-        "setup": round(fast["setup_s"] / plain["setup_s"], 3),
+        "wall_s": _median([run["wall_s"] for run in runs]),
+        "setup_s": _median([run["setup_s"] for run in runs]),
+        "case_p50_ms": _median([run["case_ms"]["p50_ms"] for run in runs]),
+        "case_mean_ms": _median([run["case_ms"]["mean_ms"] for run in runs]),
     }
     emit(
         {
             "benchmark": "eval_speed",
             "machine": machine_info(),
-            "parameters": {"dataset": args.dataset, "rounds": args.rounds, "plain_env": PLAIN},
-            "results": {"runs": runs, "summary": summary, "ratios": ratios, "same_results": same},
+            "parameters": {"dataset": args.dataset, "rounds": args.rounds},
+            "results": {
+                "runs": runs,
+                "summary": summary,
+                "same_results": all(score == scores[0] for score in scores),
+            },
             "targets": {
-                "ratio_at_most": round(1 / 3, 3),
-                "met": {name: value <= 1 / 3 for name, value in ratios.items() if name != "setup"},
+                "note": "none in one tree: bench/compare.py divides by an older commit's medians"
             },
         }
     )

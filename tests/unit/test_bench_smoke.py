@@ -130,15 +130,39 @@ def test_batch_runs_generated_cases_and_probes_the_single_run_backfill() -> None
     assert isinstance(targets["peak_rss"]["met"], bool)
 
 
-def test_eval_speed_runs_both_modes_and_scores_them_alike(tmp_path: Path) -> None:
+def _three_cases(tmp_path: Path) -> Path:
     cases = (REPO / "eval" / "devset.jsonl").read_text(encoding="utf-8").splitlines()[:3]
     dataset = tmp_path / "three.jsonl"
     dataset.write_text("\n".join(cases) + "\n", encoding="utf-8")
-    output = run_bench("eval_speed", "--rounds", "1", "--dataset", str(dataset))
+    return dataset
+
+
+def test_eval_speed_times_every_round_and_scores_them_alike(tmp_path: Path) -> None:
+    output = run_bench("eval_speed", "--rounds", "2", "--dataset", str(_three_cases(tmp_path)))
     results = output["results"]
     assert results["same_results"] is True
-    assert [run["mode"] for run in results["runs"]] == ["fast", "plain"]
+    assert [run["round"] for run in results["runs"]] == [0, 1]
     for run in results["runs"]:
         assert run["cases"] == 3 and run["case_ms"]["n"] == 2 and is_ms(run["case_ms"]["p50_ms"])
-    assert set(results["ratios"]) == {"wall", "case_p50", "case_mean", "setup"}
-    assert output["targets"]["met"].keys() == {"wall", "case_p50", "case_mean"}
+    assert set(results["summary"]) == {"wall_s", "setup_s", "case_p50_ms", "case_mean_ms"}
+    assert is_ms(results["summary"]["wall_s"])
+
+
+@pytest.mark.slow
+def test_compare_runs_a_script_on_the_base_commit_and_this_tree_alternated(
+    tmp_path: Path,
+) -> None:
+    dataset = str(_three_cases(tmp_path))
+    output = run_bench(
+        "compare", "eval_speed.py", "--rounds", "2", "--warmup", "0", "--", "--rounds", "1",
+        "--dataset", dataset,
+    )  # fmt: skip
+    assert output["parameters"]["base"] == "07976bc"
+    runs = output["results"]["runs"]
+    assert [(run["round"], run["tree"]) for run in runs] == [
+        (0, "base"), (0, "head"), (1, "head"), (1, "base"),
+    ]  # fmt: skip
+    assert all(run["output"]["benchmark"] == "eval_speed" for run in runs)
+    wall = output["results"]["metrics"]["results.summary.wall_s"]
+    assert len(wall["values"]["base"]) == len(wall["values"]["head"]) == 2
+    assert wall["ratio"] == round(wall["median"]["head"] / wall["median"]["base"], 3)
