@@ -44,9 +44,12 @@ DEFAULT_METRICS: dict[str, list[str]] = {
     "controller.py": [
         "results.reuse.all_cases.total.p50_ms",
         "results.answer.all_cases.total.p50_ms",
+        "results.reuse.all_cases.cpu.p50_ms",
+        "results.answer.all_cases.cpu.p50_ms",
     ],
     "eval_speed.py": [
         "results.summary.wall_s",
+        "results.summary.cpu_s",
         "results.summary.setup_s",
         "results.summary.case_p50_ms",
         "results.summary.case_mean_ms",

@@ -23,12 +23,13 @@ provider, stop after interpretation) + every check. Two modes:
   events exactly as a live run would. This is a live run minus the model's latency.
 
 Each run's accepted artifacts are compared byte for byte with the recording (``identical``) and every
-check must pass, so a replay that silently did less work would show. One unmeasured warm-up round
-runs first. The stage breakdown wraps the stage functions ``run_trial`` calls and the DB methods
-(``common.CallTimer``); ``--profile`` (default on) runs one more round under cProfile, reported
-separately, so profiling never inflates the timings. There is one implementation to time: to
-compare with an earlier one, ``bench/compare.py`` runs this script on an older commit and on this
-tree, alternated. Nothing here asserts.
+check must pass, so a replay that silently did less work would show. ``all_cases.cpu`` is the
+process's CPU time over the same timed parts, which depends less on the machine's other load. One
+unmeasured warm-up round runs first. The stage breakdown wraps the stage functions ``run_trial``
+calls and the DB methods (``common.CallTimer``); ``--profile`` (default on) runs one more round
+under cProfile, reported separately, so profiling never inflates the timings. There is one
+implementation to time: to compare with an earlier one, ``bench/compare.py`` runs this script on an
+older commit and on this tree, alternated. Nothing here asserts.
 """
 
 import argparse
@@ -129,15 +130,16 @@ def replay_case(
     """Import ``case_id`` into ``workspace`` and replay revision 0001 of it; one timed sample."""
     project = replayer.project.model_copy(update={"workspace": workspace.root})
     provider = ReplayProvider(replayer.records[case_id]) if mode == "answer" else None
-    started = time.perf_counter()
+    cpu_started, started = time.process_time(), time.perf_counter()
     import_report(workspace, replayer.recording.report_paths[case_id])
     case_build_ms = (time.perf_counter() - started) * 1000
+    cpu_s = time.process_time() - cpu_started
     package = workspace.case(case_id)
     seed_revision(  # setup, not timed: stands in for the model
         replayer.recording.package(case_id), package, "0001", dispatches=mode == "reuse"
     )
     timer.take()
-    started = time.perf_counter()
+    cpu_started, started = time.process_time(), time.perf_counter()
     report = trial.run_trial(
         workspace,
         case_id,
@@ -152,6 +154,7 @@ def replay_case(
     trial_ms = (time.perf_counter() - started) * 1000
     breakdown = timer.take()
     check_times, passed, problems = run_checks(package, "0001")
+    cpu_s += time.process_time() - cpu_started  # the timed parts only, as total_ms
     checks_ms = sum(check_times.values())
     stage_ms = sum(v for k, v in breakdown.items() if k.startswith("stage."))
     breakdown |= check_times
@@ -163,6 +166,7 @@ def replay_case(
         "trial_ms": trial_ms,
         "checks_ms": checks_ms,
         "total_ms": case_build_ms + trial_ms + checks_ms,
+        "cpu_ms": cpu_s * 1000,
         "breakdown": breakdown,
         "checks_passed": passed,
         "problems": problems,
@@ -203,6 +207,7 @@ def summarize_mode(samples: dict[str, list[dict[str, Any]]], mode: str) -> dict[
         "description": MODE_DESCRIPTIONS[mode],
         "all_cases": {
             "total": percentiles([r["total_ms"] for r in every]),
+            "cpu": percentiles([r["cpu_ms"] for r in every]),
             "case_build": percentiles([r["case_build_ms"] for r in every]),
             "trial": percentiles([r["trial_ms"] for r in every]),
             "checks": percentiles([r["checks_ms"] for r in every]),

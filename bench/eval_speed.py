@@ -10,7 +10,9 @@ Each round runs the command once as a new process. For each run:
 * ``setup_s``: process start to the first finished case minus that case's share (the first
   case's time is counted as the median case, the rest of the wait is one-time setup);
 * ``case_ms``: the time between consecutive finished cases (the progress lines ``vba eval``
-  prints), from the second case on: what each further case costs once the process is warm.
+  prints), from the second case on: what each further case costs once the process is warm;
+* ``cpu_s``: the user and system CPU time of the process (its ``rusage``), which depends less on
+  what else the machine runs than the wall times do.
 
 ``summary`` holds the medians over rounds; ``same_results`` says whether every round scored every
 case identically (results.json without its run block). There is no second implementation to time
@@ -23,6 +25,7 @@ Nothing here asserts: numbers are printed, never judged by a test.
 import argparse
 import itertools
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,6 +44,7 @@ def run_once(dataset: Path, out: Path) -> dict[str, Any]:
     """One ``vba eval`` process; finished-case times from its progress lines."""
     command = [sys.executable, "-m", "vba_assets.cli", "eval", "--dataset", str(dataset)]
     command += ["--out", str(out)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     finished: list[float] = []
     with subprocess.Popen(
@@ -52,12 +56,15 @@ def run_once(dataset: Path, out: Path) -> dict[str, Any]:
                 finished.append(time.perf_counter())
         code = process.wait()
     wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # this one child, waited for above
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if code != 0:
         raise SystemExit(f"vba eval exited with {code}")
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(finished)]
     typical = statistics.median(gaps) / 1000 if gaps else 0.0
     return {
         "wall_s": round(wall, 3),
+        "cpu_s": round(cpu, 3),
         "cases": len(finished),
         "setup_s": round(finished[0] - started - typical, 3) if finished else None,
         "case_ms": percentiles(gaps),
@@ -91,6 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scores.append(_scores(out))
     summary = {
         "wall_s": _median([run["wall_s"] for run in runs]),
+        "cpu_s": _median([run["cpu_s"] for run in runs]),
         "setup_s": _median([run["setup_s"] for run in runs]),
         "case_p50_ms": _median([run["case_ms"]["p50_ms"] for run in runs]),
         "case_mean_ms": _median([run["case_ms"]["mean_ms"] for run in runs]),

@@ -67,6 +67,7 @@ def test_controller_replays_each_case_identically_in_both_modes() -> None:
         assert verified["model_requests_sent"] == requests  # answered by the replay provider
         total = result["per_case"]["BUG-000020"]["total"]
         assert total["n"] == 1 and is_ms(total["p50_ms"])
+        assert is_ms(result["all_cases"]["cpu"]["p50_ms"])
         breakdown = result["breakdown_p50_ms"]
         assert "case_build" in breakdown
         assert_everything_timed(output, breakdown)
@@ -144,8 +145,8 @@ def test_eval_speed_times_every_round_and_scores_them_alike(tmp_path: Path) -> N
     assert [run["round"] for run in results["runs"]] == [0, 1]
     for run in results["runs"]:
         assert run["cases"] == 3 and run["case_ms"]["n"] == 2 and is_ms(run["case_ms"]["p50_ms"])
-    assert set(results["summary"]) == {"wall_s", "setup_s", "case_p50_ms", "case_mean_ms"}
-    assert is_ms(results["summary"]["wall_s"])
+    assert set(results["summary"]) == {"wall_s", "cpu_s", "setup_s", "case_p50_ms", "case_mean_ms"}
+    assert is_ms(results["summary"]["wall_s"]) and is_ms(results["summary"]["cpu_s"])
 
 
 @pytest.mark.slow
