@@ -46,6 +46,7 @@ DEFAULT_METRICS: dict[str, list[str]] = {
         "results.answer.all_cases.total.p50_ms",
         "results.reuse.all_cases.cpu.p50_ms",
         "results.answer.all_cases.cpu.p50_ms",
+        "profile.calls_per_case",
     ],
     "eval_speed.py": [
         "results.summary.wall_s",

@@ -266,6 +266,7 @@ def profile_round(replayer: Replayer, root: Path, mode: str, top: int) -> dict[s
         "mode": mode,
         "note": "one extra round under cProfile (slower than the timed rounds); per-case averages",
         "profiled_ms_per_case": round(total * 1000 / cases, 3),
+        "calls_per_case": round(sum(row[1] for row in rows) / cases, 1),  # not load-dependent
         "own_time_by_area": [
             {
                 "area": name,
