@@ -23,7 +23,7 @@ from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.previews import manifest_rows, summary_lines
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import rebuild_request
+from vba_assets.pipeline.stage_requests import rebuild_request
 from vba_assets.store import CasePackage, Workspace
 from vba_assets.store.layout import CASE_JSON
 

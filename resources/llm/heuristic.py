@@ -8,17 +8,17 @@ with a hash of the output), stop reason ``end_turn``, zero token usage and no re
 is the JSON output itself.
 
 It answers from ``request.stage`` and the structured ``request.stage_context`` and never parses the
-prompt text (:mod:`vba_assets.domain.heuristics`):
+prompt text (:mod:`vba_assets.heuristic`):
 
-* ``resolution_plan``: :func:`~vba_assets.domain.heuristics.planning.plan_searches`, with the
+* ``resolution_plan``: :func:`~vba_assets.heuristic.planning.plan_searches`, with the
   gazetteer step reading the versioned name index of the packaged world data
   (:mod:`resources.llm.heuristic_index`), never the world database: a plan depends only on the
   request and the index its reply names, so replay and verification never need the database
   (no unrecorded read). ``HeuristicProvider(catalogs, None)`` skips that step (a weaker plan from
   capitalization and phrase cues only);
 * ``resolution_assessment``:
-  :func:`~vba_assets.domain.heuristics.assessment.assess_searches`;
-* ``interpretation``: :func:`~vba_assets.domain.heuristics.interpretation.interpret_case`.
+  :func:`~vba_assets.heuristic.assessment.assess_searches`;
+* ``interpretation``: :func:`~vba_assets.heuristic.interpretation.interpret_case`.
 
 Same request, same index -> same bytes (no clock, no randomness, ordered iteration). A correction
 round gets the same answer again: the heuristic cannot learn from the validation errors, so a
@@ -37,10 +37,6 @@ from pydantic import BaseModel, ValidationError
 from resources.llm.base import ProviderOptions
 from resources.llm.heuristic_index import packaged_index_label, packaged_name_index
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.heuristics.assessment import assess_searches
-from vba_assets.domain.heuristics.interpretation import interpret_case
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.llm.contract import (
     ChatMessage,
     ModelRequest,
@@ -54,6 +50,10 @@ from vba_assets.domain.stage_context import (
     PlanStageContext,
 )
 from vba_assets.errors import ErrorCode
+from vba_assets.heuristic.assessment import assess_searches
+from vba_assets.heuristic.interpretation import interpret_case
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.planning import plan_searches
 from vba_assets.llm_config import LlmConfig
 
 PROVIDER_NAME = "heuristic"
@@ -127,7 +127,7 @@ class HeuristicProvider:
     @property
     def label(self) -> str:
         """``heuristic-6+names-2-<sha12>``: the heuristic's version (which names the pinned word
-        lists it reads, :data:`~vba_assets.domain.heuristics.common_words.WORD_LIST`) and the
+        lists it reads, :data:`~vba_assets.heuristic.common_words.WORD_LIST`) and the
         index it reads."""
         if self._label is None:
             index = self._name_index()

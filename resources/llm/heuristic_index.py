@@ -3,11 +3,11 @@
 :func:`packaged_name_index` reads ``creature_template`` (primary names), every locale of
 ``creature_template_locale`` and the two quest relation tables from the gzip CSVs in
 ``vba_assets/worlddata/data/`` (each file checked against the sha256 and row count of its
-manifest entry) and builds the :class:`~vba_assets.domain.heuristics.name_index.NameIndex` once
+manifest entry) and builds the :class:`~vba_assets.heuristic.name_index.NameIndex` once
 per process (about 3-4 s, about 100 MB), or reads it back from the cache directory where an
 earlier process kept it (about 0.5 s: the JSON parser builds the index's mappings, and names
 become tuples only when looked up, see
-:mod:`~vba_assets.domain.heuristics.name_index_document`). Structures derived from the index
+:mod:`~vba_assets.heuristic.name_index_document`). Structures derived from the index
 (the inflection indexes, the keys laid out for the contains and misspelling scans) are kept
 there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and
 the index format, so the label the heuristic puts in every reply (``names-2-<sha12>``) names
@@ -28,8 +28,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from vba_assets.domain.heuristics.gazetteer import is_current_kept_name
-from vba_assets.domain.heuristics.name_index import (
+from vba_assets.errors import ErrorCode, InputError
+from vba_assets.heuristic.gazetteer import is_current_kept_name
+from vba_assets.heuristic.name_index import (
     INDEX_FORMAT,
     PRIMARY,
     IndexedName,
@@ -37,12 +38,11 @@ from vba_assets.domain.heuristics.name_index import (
     build_name_index,
     index_sha256,
 )
-from vba_assets.domain.heuristics.name_index_document import (
+from vba_assets.heuristic.name_index_document import (
     DOCUMENT_LAYOUT,
     index_document,
     index_from_document,
 )
-from vba_assets.errors import ErrorCode, InputError
 from vba_assets.worlddata.build import cache_dir
 from vba_assets.worlddata.packaged import load_manifest, packaged_data_dir
 
@@ -188,7 +188,7 @@ def _write_cached(index: NameIndex) -> None:
 
 class CacheDirStore:
     """Structures derived from the index of ``sha256``, kept as files beside it (a
-    :class:`~vba_assets.domain.heuristics.name_index.DerivedStore`)."""
+    :class:`~vba_assets.heuristic.name_index.DerivedStore`)."""
 
     def __init__(self, sha256: str) -> None:
         self.sha256 = sha256

@@ -32,7 +32,7 @@ from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.registry import STAGE_SPECS, stage_spec
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
+from vba_assets.pipeline.stage_runs import StageResult, StageRun, WorldAccess
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import CasePackage
 

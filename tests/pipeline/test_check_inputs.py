@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from tests.layout import REV1
 from tests.pipeline.support import completed_revision, copied
 from vba_assets.errors import ErrorCode, StoreError
-from vba_assets.pipeline import requests
+from vba_assets.pipeline import stage_requests
 from vba_assets.pipeline.checks import CheckOutcome, evaluate_safely
 from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.registry import CheckSpec, check_specs
@@ -90,7 +90,7 @@ def _hashed_for_the_request_cache() -> bool:
     frame = sys._getframe(2)  # the caller of CasePackage.read_bytes
     if frame.f_code.co_name != "artifact_ref" or frame.f_back is None:
         return False
-    return frame.f_back.f_code.co_filename == requests.__file__
+    return frame.f_back.f_code.co_filename == stage_requests.__file__
 
 
 def files_read(check: CheckSpec, package: CasePackage) -> list[str]:

@@ -12,9 +12,9 @@ from tests.fakes.scripted_provider import ScriptedProvider, from_stage_context, 
 from tests.pipeline.support import ER, interpret, project_config, run, write_report
 from vba_assets.config import DEMO_CATALOGS
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.heuristics.assessment import assess_searches
 from vba_assets.domain.stage_context import AssessmentStageContext
 from vba_assets.errors import ErrorCode
+from vba_assets.heuristic.assessment import assess_searches
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.verification import verify_revision

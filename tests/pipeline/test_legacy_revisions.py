@@ -19,7 +19,7 @@ from vba_assets.errors import ErrorCode
 from vba_assets.llm_config import LlmConfig
 from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import rebuild_request
+from vba_assets.pipeline.stage_requests import rebuild_request
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import Workspace

@@ -2,7 +2,7 @@
 
 Admission limits the report's size, not its words (a log line or a URL may hold one long "word");
 the heuristic planner never proposes or searches a term longer than a model's term may be
-(:data:`~vba_assets.domain.heuristics.planning.MAX_TERM_CHARS`), so such a report is no longer
+(:data:`~vba_assets.heuristic.planning.MAX_TERM_CHARS`), so such a report is no longer
 admitted only to fail every run with ``RESEARCH_QUERY_INVALID``.
 """
 

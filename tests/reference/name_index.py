@@ -1,15 +1,15 @@
 """The name index's searches the plain way: every key looked at, every name scored.
 
 The product scans keys laid out in blobs by script and scores only a shortlist of names whose
-shape can reach the cutoff (:mod:`vba_assets.domain.heuristics.name_scan`); the gazetteer stops
+shape can reach the cutoff (:mod:`vba_assets.heuristic.name_scan`); the gazetteer stops
 normalizing names once it knows both kinds. These functions define what they must answer.
 """
 
 from rapidfuzz import fuzz, process
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.gazetteer import CONTAINING_LIMIT, INDEX_ENTITY_TYPE, Gazetteer
-from vba_assets.domain.heuristics.name_index import NameIndex
+from vba_assets.heuristic.gazetteer import CONTAINING_LIMIT, INDEX_ENTITY_TYPE, Gazetteer
+from vba_assets.heuristic.name_index import NameIndex
 
 
 def plain_matching_keys(index: NameIndex, text: str) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from resources.llm.heuristic_index import packaged_name_index
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.heuristics.name_index import NameIndex
+from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.worlddata.build import ensure_demo_database
 
 

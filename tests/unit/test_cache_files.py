@@ -17,10 +17,10 @@ import pytest
 from resources.cache_files import HOSTLESS_TEMP_GRACE_S, CacheFile, prune, scan_cache
 from resources.llm import heuristic_index
 from vba_assets.cli import main
-from vba_assets.domain.heuristics.gazetteer import build_gazetteer
-from vba_assets.domain.heuristics.name_index import IndexedName, build_name_index
-from vba_assets.domain.heuristics.name_scan import SCAN_LAYOUT_VERSION
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import build_gazetteer
+from vba_assets.heuristic.name_index import IndexedName, build_name_index
+from vba_assets.heuristic.name_scan import SCAN_LAYOUT_VERSION
 from vba_assets.worlddata.build import demo_database_path, temp_file_writer
 
 CATALOGS = (

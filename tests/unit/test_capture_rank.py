@@ -14,8 +14,8 @@ import pytest
 from resources.llm.heuristic_index import packaged_name_index
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.heuristics.misspellings import MAX_ENTITIES, best_part
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
+from vba_assets.heuristic.misspellings import MAX_ENTITIES, best_part
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
 
 # (term, identity): stretches of misspelled names in real reports (eval/real/dev2) and others.
 CASES = [

@@ -11,7 +11,7 @@ from vba_assets.pipeline.code_versions import (
 )
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.registry import STAGE_SPECS, CheckSpec
-from vba_assets.pipeline.stages import run_captures, run_plan
+from vba_assets.pipeline.stage_runs import run_captures, run_plan
 
 ORDER = [spec.stage for spec in STAGE_SPECS]
 
@@ -53,8 +53,8 @@ def test_the_versions_are_stable_and_distinct_per_stage() -> None:
 
 def test_the_fingerprint_follows_the_project_code_a_stage_names_and_nothing_else() -> None:
     reached = reached_sources([run_captures])
-    assert "vba_assets.pipeline.stages.search_once" in reached  # called by name
-    assert "vba_assets.pipeline.stages.StageResult" in reached  # a class it names
-    assert "vba_assets.pipeline.stages.run_plan" not in reached  # another stage
+    assert "vba_assets.pipeline.stage_runs.search_once" in reached  # called by name
+    assert "vba_assets.pipeline.stage_runs.StageResult" in reached  # a class it names
+    assert "vba_assets.pipeline.stage_runs.run_plan" not in reached  # another stage
     assert code_fingerprint([run_captures, run_plan]) == code_fingerprint([run_plan, run_captures])
     assert code_fingerprint([run_captures]) != code_fingerprint([run_plan])

@@ -1,4 +1,4 @@
-"""Common words are not names (vba_assets/domain/heuristics/common_words.py), on real report text.
+"""Common words are not names (vba_assets/heuristic/common_words.py), on real report text.
 
 The report texts are excerpts of real tracker reports of the study split eval/real/dev2.jsonl
 (the case ids are named); the held-out test split is never read here.
@@ -7,8 +7,8 @@ The report texts are excerpts of real tracker reports of the study split eval/re
 import pytest
 
 from tests.unit.test_heuristic_planning import Reports, plan_text, reports
-from vba_assets.domain.heuristics.common_words import common_word
-from vba_assets.domain.heuristics.name_index import NameIndex
+from vba_assets.heuristic.common_words import common_word
+from vba_assets.heuristic.name_index import NameIndex
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

@@ -47,7 +47,7 @@ from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, InputError, ModelError, StoreError
 from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.previews import stage_preview
-from vba_assets.pipeline.stages import StageResult
+from vba_assets.pipeline.stage_runs import StageResult
 from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import CasePackage, Workspace
 

@@ -12,14 +12,14 @@ from typing import Any, TypeVar
 import pytest
 
 from resources.llm import heuristic_index
-from vba_assets.domain.heuristics.gazetteer import build_gazetteer
-from vba_assets.domain.heuristics.inflection import (
+from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import build_gazetteer
+from vba_assets.heuristic.inflection import (
     InflectionIndex,
     inflection_document,
     inflection_from_document,
 )
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
 
 T = TypeVar("T")
 CATALOGS = (
@@ -92,7 +92,7 @@ def test_a_new_process_reads_the_kept_inflection_index_instead_of_building_it(
     assert name.startswith("inflection-de-")
     later = build_gazetteer(CATALOGS, _index(store))  # a new process: a new index object
     monkeypatch.setattr(
-        "vba_assets.domain.heuristics.gazetteer.inflection_index",
+        "vba_assets.heuristic.gazetteer.inflection_index",
         lambda *_: pytest.fail("built, not read back"),
     )
     _same(later.inflection_index("de"), first)

@@ -10,15 +10,6 @@ import pytest
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.catalog.matching import MatchTier
-from vba_assets.domain.heuristics.assessment import (
-    MAX_EVIDENCE_CHARS,
-    assess_searches,
-    evidence_quote,
-    helper_patterns,
-    is_helper,
-)
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.context import build_candidate_index, search_ids
 from vba_assets.domain.resolution.models import (
@@ -37,6 +28,15 @@ from vba_assets.domain.stage_context import (
     assessment_stage_context,
     plan_stage_context,
 )
+from vba_assets.heuristic.assessment import (
+    MAX_EVIDENCE_CHARS,
+    assess_searches,
+    evidence_quote,
+    helper_patterns,
+    is_helper,
+)
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.planning import plan_searches
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

@@ -10,11 +10,6 @@ import pytest
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.heuristics.assessment import assess_searches
-from vba_assets.domain.heuristics.categories import categorize
-from vba_assets.domain.heuristics.interpretation import interpret_case
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.planning import plan_searches
 from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
 from vba_assets.domain.prompting.requests import with_protocol
@@ -31,6 +26,11 @@ from vba_assets.domain.stage_context import (
     interpretation_stage_context,
     plan_stage_context,
 )
+from vba_assets.heuristic.assessment import assess_searches
+from vba_assets.heuristic.categories import categorize
+from vba_assets.heuristic.interpretation import interpret_case
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.planning import plan_searches
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

@@ -1,7 +1,7 @@
 """What the markup reader finds in tracker markdown, with exact source offsets."""
 
-from vba_assets.domain.heuristics.markup import read_markup
-from vba_assets.domain.heuristics.spans import tokenize_source
+from vba_assets.heuristic.markup import read_markup
+from vba_assets.heuristic.spans import tokenize_source
 
 TEXT = (
     "[//]: # ([NPC] Magistrix Erona)\n"

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.unit.test_heuristic_planning import Reports, plan_for, reports
-from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.errors import InputError
+from vba_assets.heuristic.name_index import NameIndex
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

@@ -10,12 +10,12 @@ import pytest
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.planning import MAX_MENTIONS, plan_searches
 from vba_assets.domain.protocol import current_protocol
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.domain.resolution.rules import readable_sources, validate_plan
 from vba_assets.domain.stage_context import plan_stage_context
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.planning import MAX_MENTIONS, plan_searches
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace

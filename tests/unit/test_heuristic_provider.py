@@ -19,7 +19,6 @@ from resources.llm.heuristic_index import packaged_index_label
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
 from vba_assets.domain.catalog.world import CatalogSearch
-from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import (
@@ -54,6 +53,7 @@ from vba_assets.domain.stage_context import (
     plan_stage_context,
 )
 from vba_assets.errors import ErrorCode
+from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.intake import import_report
 from vba_assets.llm_config import LlmConfig
 from vba_assets.samples import sample_report_path

@@ -6,22 +6,22 @@ from pathlib import Path
 import pytest
 
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
-from vba_assets.domain.heuristics.gazetteer import build_gazetteer, catalog_name_spans
-from vba_assets.domain.heuristics.inflection import inflects, stem, stem_form
-from vba_assets.domain.heuristics.lexicon import (
+from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import build_gazetteer, catalog_name_spans
+from vba_assets.heuristic.inflection import inflects, stem, stem_form
+from vba_assets.heuristic.lexicon import (
     guess_language,
     is_game_term,
     is_stopword,
     is_title_case_line,
 )
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.spans import (
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.spans import (
     SourceText,
     Span,
     extract_spans,
     tokenize_source,
 )
-from vba_assets.domain.stage_context import CatalogView
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace

@@ -31,7 +31,6 @@ from tests.unit.test_stage_requests import ASSESSMENT, PARAMS, index_for, plan_f
 from vba_assets.context_show import revision_manifests, show_context
 from vba_assets.domain.case.builder import build_case
 from vba_assets.domain.case.report import admit_report
-from vba_assets.domain.heuristics.interpretation import interpret_case
 from vba_assets.domain.interpretation.models import (
     OUT_OF_SCOPE_CLASSES,
     InterpretationOutputV4,
@@ -58,6 +57,7 @@ from vba_assets.domain.stage_context import (
     assessment_stage_context,
     interpretation_stage_context,
 )
+from vba_assets.heuristic.interpretation import interpret_case
 from vba_assets.intake import read_report
 
 V4, V3 = protocol(4), protocol(3)

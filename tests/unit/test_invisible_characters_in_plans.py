@@ -15,8 +15,8 @@ import pytest
 
 from tests.unit.test_heuristic_planning import Reports, plan_for, reports
 from vba_assets.domain.case.text import has_format_control
-from vba_assets.domain.heuristics.name_index import NameIndex
 from vba_assets.domain.resolution.models import ResolutionPlanOutput
+from vba_assets.heuristic.name_index import NameIndex
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

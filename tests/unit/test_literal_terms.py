@@ -2,10 +2,10 @@
 
 import pytest
 
-from vba_assets.domain.heuristics.literal_terms import case_safe, literal_term
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.heuristics.spans import Span
-from vba_assets.domain.heuristics.terms import Term
+from vba_assets.heuristic.literal_terms import case_safe, literal_term
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
+from vba_assets.heuristic.spans import Span
+from vba_assets.heuristic.terms import Term
 
 
 @pytest.fixture(scope="module")

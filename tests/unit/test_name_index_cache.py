@@ -6,13 +6,13 @@ from pathlib import Path
 import pytest
 
 from resources.llm import heuristic_index
-from vba_assets.domain.heuristics.name_index import (
+from vba_assets.heuristic.name_index import (
     INDEX_FORMAT,
     IndexedName,
     NameIndex,
     build_name_index,
 )
-from vba_assets.domain.heuristics.name_index_document import (
+from vba_assets.heuristic.name_index_document import (
     DOCUMENT_LAYOUT,
     index_document,
     index_from_document,

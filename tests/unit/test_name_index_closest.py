@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from resources.llm.heuristic_index import packaged_name_index
 from tests.reference.name_index import plain_closest
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
 
 CUTOFFS = (50.0, 78.0, 84.0, 95.0)
 

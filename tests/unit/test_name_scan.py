@@ -1,4 +1,4 @@
-"""The fast scans of the name index (:mod:`vba_assets.domain.heuristics.name_scan`) answer
+"""The fast scans of the name index (:mod:`vba_assets.heuristic.name_scan`) answer
 exactly like the plain reference (:mod:`tests.reference.name_index`), and their layout is kept and
 read back."""
 
@@ -17,9 +17,10 @@ from tests.reference.name_index import (
     plain_containing_catalogs,
     plain_matching_keys,
 )
-from vba_assets.domain.heuristics.gazetteer import build_gazetteer
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
-from vba_assets.domain.heuristics.name_scan import (
+from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import build_gazetteer
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
+from vba_assets.heuristic.name_scan import (
     KEPT_SHORTLISTS,
     SCAN_LAYOUT_VERSION,
     blobs_for,
@@ -28,7 +29,6 @@ from vba_assets.domain.heuristics.name_scan import (
     scan_layout_document,
     scan_layout_from_document,
 )
-from vba_assets.domain.stage_context import CatalogView
 
 #: Latin-1 letters, wider letters, digits and separators: every blob and every needle kind.
 ALPHABET = st.sampled_from("abeé кд中1 '-")
@@ -120,7 +120,7 @@ def test_a_new_index_reads_the_kept_layout_instead_of_building_it(
     later = _index(["Hogger", "Хоггер"])
     later.store = heuristic_index.CacheDirStore(later.sha256)
     monkeypatch.setattr(
-        "vba_assets.domain.heuristics.name_index.build_scan_layout",
+        "vba_assets.heuristic.name_index.build_scan_layout",
         lambda *_: pytest.fail("built, not read back"),
     )
     assert later.containing("хог") == (1,)

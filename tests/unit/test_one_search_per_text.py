@@ -9,7 +9,7 @@ eval/real/dev2.jsonl.
 """
 
 from tests.unit.test_heuristic_planning import Reports, plan_text, reports
-from vba_assets.domain.heuristics.name_index import NameIndex
+from vba_assets.heuristic.name_index import NameIndex
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

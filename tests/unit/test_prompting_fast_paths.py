@@ -25,7 +25,7 @@ from vba_assets.domain.stages import Stage
 from vba_assets.errors import ModelError
 from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import rebuild_request
+from vba_assets.pipeline.stage_requests import rebuild_request
 from vba_assets.store import CasePackage
 
 # --- request items from the builder's rendering ----------------------------------------------------

@@ -21,7 +21,7 @@ MODULE_PACKAGES = [
     "vba_assets.domain.interpretation",
     "vba_assets.domain.llm",
     "vba_assets.domain.prompting",
-    "vba_assets.domain.heuristics",
+    "vba_assets.heuristic",
     "vba_assets.pipeline",
     "vba_assets.defs",
 ]

@@ -1,7 +1,7 @@
 """A boss named by one word of his name is searched; a place that ordinary names carry is not.
 
 The creature rank of the packaged data (``creature_template.rank`` 3 = boss) tells the two apart
-(:meth:`~vba_assets.domain.heuristics.gazetteer.Gazetteer.mostly_bosses`). The report texts are
+(:meth:`~vba_assets.heuristic.gazetteer.Gazetteer.mostly_bosses`). The report texts are
 excerpts of real tracker reports of the study split eval/real/dev2.jsonl (the case ids are named);
 the held-out test split is never read here.
 """
@@ -9,9 +9,9 @@ the held-out test split is never read here.
 import pytest
 
 from tests.unit.test_heuristic_planning import Reports, plan_text, reports
-from vba_assets.domain.heuristics.gazetteer import build_gazetteer
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex, build_name_index
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import build_gazetteer
+from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
 
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 

@@ -30,7 +30,7 @@ from vba_assets.pipeline.previews import accepted_manifest_markdown
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import STAGE_SPECS, StageSpec
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
+from vba_assets.pipeline.stage_runs import StageResult, StageRun, WorldAccess
 
 GROUP = "case_interpretation"
 #: Per-stage code versions: a stage's own code and checks, and the stage before it.

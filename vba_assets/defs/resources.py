@@ -29,7 +29,7 @@ from vba_assets.domain.llm.policy import DispatchBudget
 from vba_assets.llm_config import LlmConfig, load_llm_config
 from vba_assets.pipeline.providers import provider_factory
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import WorldAccess
+from vba_assets.pipeline.stage_runs import WorldAccess
 from vba_assets.store import Workspace
 
 

@@ -37,7 +37,7 @@ from vba_assets.domain.stages import MODEL_STAGES
 from vba_assets.intake import import_report
 from vba_assets.llm_config import load_llm_config
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import WorldAccess
+from vba_assets.pipeline.stage_runs import WorldAccess
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.store import CasePackage, RevisionLayout, Workspace
 

@@ -10,7 +10,6 @@ imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or `
 * :mod:`.llm`: the provider-neutral model contract and the correction loop;
 * :mod:`.prompting`: versioned prompts, request rendering, context manifests;
 * :mod:`.stage_context`: what each model stage sees (the stage contexts);
-* :mod:`.heuristics`: the deterministic baseline that answers the three model stages;
 * :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
   :mod:`.findings` (the one finding type), :mod:`.frozen_inputs` (a revision's frozen inputs),
   :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base).
@@ -25,7 +24,6 @@ __all__ = [
     "clock",
     "findings",
     "frozen_inputs",
-    "heuristics",
     "interpretation",
     "llm",
     "prompting",

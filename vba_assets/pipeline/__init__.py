@@ -16,9 +16,9 @@ __all__ = [
     "recorder",
     "registry",
     "replay_verifiers",
-    "requests",
     "revision",
-    "stages",
+    "stage_requests",
+    "stage_runs",
     "trial",
     "verification",
 ]

@@ -30,7 +30,7 @@ from vba_assets.pipeline.artifacts import (
 )
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import interpretation_context, interpretation_stage
+from vba_assets.pipeline.stage_requests import interpretation_context, interpretation_stage
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.

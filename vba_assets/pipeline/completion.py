@@ -29,8 +29,8 @@ from vba_assets.errors import VbaError
 from vba_assets.pipeline.artifacts import accepted_doc, accepted_event_fields, load_plan
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import rebuild_request
 from vba_assets.pipeline.revision import started_fields
+from vba_assets.pipeline.stage_requests import rebuild_request
 from vba_assets.store.atomic import remove_stale_temps
 from vba_assets.store.layout import MANIFEST_SUFFIX, dispatch_name
 

@@ -20,7 +20,7 @@ from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.store.layout import manifest_of
 
 if TYPE_CHECKING:
-    from vba_assets.pipeline.stages import StageResult
+    from vba_assets.pipeline.stage_runs import StageResult
 
 #: Characters that would turn report text into markdown (links, images, emphasis, HTML, code).
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")

@@ -6,7 +6,7 @@ from resources.llm import ProviderOptions, build_provider
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import WorldAccess
+from vba_assets.pipeline.stage_runs import WorldAccess
 
 
 def provider_factory(env: RevisionEnv, world: WorldAccess) -> Callable[[], Provider]:

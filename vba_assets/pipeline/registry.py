@@ -15,7 +15,7 @@ from vba_assets.pipeline.checks import Check
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.previews import stage_preview
 from vba_assets.pipeline.replay_verifiers import StageVerifier
-from vba_assets.pipeline.stages import (
+from vba_assets.pipeline.stage_runs import (
     StageResult,
     StageRun,
     run_assessment,

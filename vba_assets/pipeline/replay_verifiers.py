@@ -28,7 +28,7 @@ from vba_assets.pipeline.artifacts import (
     load_resolution_context,
 )
 from vba_assets.pipeline.frozen_revision import FrozenRevision
-from vba_assets.pipeline.requests import rebuild_request
+from vba_assets.pipeline.stage_requests import rebuild_request
 
 StageVerifier = Callable[[FrozenRevision, list[DispatchRecord]], "tuple[str, list[Finding]] | None"]
 

@@ -20,7 +20,7 @@ from vba_assets.pipeline.providers import provider_factory
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import specs_until
 from vba_assets.pipeline.revision import RevisionEnv
-from vba_assets.pipeline.stages import StageResult, StageRun, WorldAccess
+from vba_assets.pipeline.stage_runs import StageResult, StageRun, WorldAccess
 from vba_assets.store import Workspace
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 

@@ -1,16 +1,16 @@
-"""How a built :class:`~vba_assets.domain.heuristics.name_index.NameIndex` is kept as JSON and
+"""How a built :class:`~vba_assets.heuristic.name_index.NameIndex` is kept as JSON and
 read back lazily (pure logic; ``resources/llm/heuristic_index.py`` keeps the file).
 
 Reading a kept index must be fast: every Dagster run is a new process. The document holds the
 index's two mappings as JSON objects of flat rows, so the JSON parser builds them, and a name
-becomes an :class:`~vba_assets.domain.heuristics.name_index.IndexedName` only when it is first
+becomes an :class:`~vba_assets.heuristic.name_index.IndexedName` only when it is first
 looked up (:class:`LazyEntries`).
 """
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
-from vba_assets.domain.heuristics.name_index import INDEX_FORMAT, IndexedName, NameIndex
+from vba_assets.heuristic.name_index import INDEX_FORMAT, IndexedName, NameIndex
 
 #: The layout of :func:`index_document` (how a built index is kept, not what it holds: not part
 #: of :attr:`NameIndex.sha256` or the label).

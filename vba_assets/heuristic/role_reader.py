@@ -10,12 +10,12 @@ while the cues are read mention by mention.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.heuristics.gazetteer import Gazetteer
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.roles import RoleCues, zone_like
-from vba_assets.domain.heuristics.spans import SourceText
-from vba_assets.domain.heuristics.terms import Term
 from vba_assets.domain.resolution.models import SearchRole
+from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.roles import RoleCues, zone_like
+from vba_assets.heuristic.spans import SourceText
+from vba_assets.heuristic.terms import Term
 
 #: Words that make a report one about a quest (any of the reporters' languages), or a quest link.
 _QUEST_WORDS = re.compile(

@@ -1,7 +1,7 @@
 """The gazetteer: which spans of the report are exactly a catalog name or localized name.
 
 It answers from the heuristic's versioned name index
-(:class:`~vba_assets.domain.heuristics.name_index.NameIndex`), never from the world database: every
+(:class:`~vba_assets.heuristic.name_index.NameIndex`), never from the world database: every
 creature name of every locale the index holds is known, so nothing is "seen" or "truncated" any
 more, and a plan depends only on the request and the index its reply names. Index entries map to
 the configured catalogs of entity type ``creature``: a primary name to the ``name`` catalogs, a
@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.inflection import (
+from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.inflection import (
     InflectionIndex,
     inflection_document,
     inflection_from_document,
@@ -30,22 +31,21 @@ from vba_assets.domain.heuristics.inflection import (
     inflects,
     rules_version,
 )
-from vba_assets.domain.heuristics.lexicon import ZONE_WORDS, is_stopword
-from vba_assets.domain.heuristics.name_index import (
+from vba_assets.heuristic.lexicon import ZONE_WORDS, is_stopword
+from vba_assets.heuristic.name_index import (
     SCAN_KEPT_NAME,
     IndexedName,
     Keeping,
     NameIndex,
     words_of,
 )
-from vba_assets.domain.heuristics.spans import (
+from vba_assets.heuristic.spans import (
     SourceText,
     Span,
     Token,
     name_gap,
     plain_gap,
 )
-from vba_assets.domain.stage_context import CatalogView
 
 MAX_NAME_WORDS = 6
 

@@ -30,8 +30,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
-from vba_assets.domain.heuristics.lexicon import PARTICLES, ZONE_WORDS, is_stopword
-from vba_assets.domain.heuristics.source_words import (
+from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
+from vba_assets.heuristic.source_words import (
     APOSTROPHES,
     JOINERS,
     SourceText,

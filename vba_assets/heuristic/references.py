@@ -32,13 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
-from vba_assets.domain.heuristics.inflection import inflects, stem
-from vba_assets.domain.heuristics.markup import Link
-from vba_assets.domain.heuristics.name_index import IndexedName, NameIndex
-from vba_assets.domain.heuristics.roles import mention_cues
-from vba_assets.domain.heuristics.spans import SourceText, Span
-from vba_assets.domain.heuristics.terms import Reference, Term
 from vba_assets.domain.resolution.links import agrees_with, slugs
+from vba_assets.heuristic.inflection import inflects, stem
+from vba_assets.heuristic.markup import Link
+from vba_assets.heuristic.name_index import IndexedName, NameIndex
+from vba_assets.heuristic.roles import mention_cues
+from vba_assets.heuristic.spans import SourceText, Span
+from vba_assets.heuristic.terms import Reference, Term
 
 #: How far (characters, same line) a number may follow the name it identifies.
 NUMBER_REACH = 24

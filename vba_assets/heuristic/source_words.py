@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vba_assets.domain.case.text import has_format_control
-from vba_assets.domain.heuristics.lexicon import TEMPLATE_LABELS, is_title_case_line
-from vba_assets.domain.heuristics.markup import Markup
+from vba_assets.heuristic.lexicon import TEMPLATE_LABELS, is_title_case_line
+from vba_assets.heuristic.markup import Markup
 
 #: Characters that join two word parts into one word: apostrophes and hyphens.
 JOINERS = frozenset("'’ʼ‘-‐")

@@ -34,7 +34,7 @@ and hypotheticals read like statements.
 import re
 from dataclasses import dataclass
 
-from vba_assets.domain.heuristics.lexicon import PARTICLES, ZONE_WORDS, is_stopword
+from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")

@@ -42,17 +42,6 @@ from collections.abc import Sequence
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.heuristics.candidate_names import (
-    MIN_SPELLING,
-    SPELLING_MARGIN,
-    candidate_names,
-    closest_spelling,
-    helper_patterns,
-    is_exact,
-    is_helper,
-)
-from vba_assets.domain.heuristics.lexicon import foreign_looking, guess_language
-from vba_assets.domain.heuristics.spans import tokenize_source
 from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
@@ -67,6 +56,17 @@ from vba_assets.domain.stage_context import (
     SearchView,
     SourceView,
 )
+from vba_assets.heuristic.candidate_names import (
+    MIN_SPELLING,
+    SPELLING_MARGIN,
+    candidate_names,
+    closest_spelling,
+    helper_patterns,
+    is_exact,
+    is_helper,
+)
+from vba_assets.heuristic.lexicon import foreign_looking, guess_language
+from vba_assets.heuristic.spans import tokenize_source
 
 MAX_EVIDENCE_CHARS = 500
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")

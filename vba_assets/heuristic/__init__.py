@@ -3,9 +3,9 @@
 The ``heuristic`` model provider (``resources/llm/heuristic.py``) answers every stage from the
 request's structured ``stage_context`` with these functions, never by parsing prompt text:
 
-* :func:`~vba_assets.domain.heuristics.planning.plan_searches`: the resolution plan;
-* :func:`~vba_assets.domain.heuristics.assessment.assess_searches`: the resolution assessment;
-* :func:`~vba_assets.domain.heuristics.interpretation.interpret_case`: the final interpretation.
+* :func:`~vba_assets.heuristic.planning.plan_searches`: the resolution plan;
+* :func:`~vba_assets.heuristic.assessment.assess_searches`: the resolution assessment;
+* :func:`~vba_assets.heuristic.interpretation.interpret_case`: the final interpretation.
 
 It is a baseline that real models are measured against, so it is honest about what it is: its
 replies are labelled as the heuristic's, its rationales name the rule that decided, and each

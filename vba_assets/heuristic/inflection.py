@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.lexicon import is_stopword
-from vba_assets.domain.heuristics.spans import SourceText, Span, name_gap
+from vba_assets.heuristic.lexicon import is_stopword
+from vba_assets.heuristic.spans import SourceText, Span, name_gap
 
 MIN_STEM = 3
 MAX_WORDS = 6

@@ -8,17 +8,6 @@ name the competing candidates.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.heuristics.categories import categorize, scope_class
-from vba_assets.domain.heuristics.interpretation_parts import (
-    MAX_TIME_REFERENCES,
-    Entity,
-    ambiguous_subject,
-    case_observations,
-    case_unknowns,
-    entity_references,
-    next_phase_tasks,
-    resolved_days,
-)
 from vba_assets.domain.interpretation.dates import find_dates, relative_words, resolve_found
 from vba_assets.domain.interpretation.models import (
     Ambiguity,
@@ -38,6 +27,17 @@ from vba_assets.domain.resolution.models import (
     UnresolvedIdentityAlias,
 )
 from vba_assets.domain.stage_context import CandidateLabel, InterpretationStageContext
+from vba_assets.heuristic.categories import categorize, scope_class
+from vba_assets.heuristic.interpretation_parts import (
+    MAX_TIME_REFERENCES,
+    Entity,
+    ambiguous_subject,
+    case_observations,
+    case_unknowns,
+    entity_references,
+    next_phase_tasks,
+    resolved_days,
+)
 
 _ALIAS_LIKE = re.compile(r"(?<![\w-])(?:[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
 

@@ -39,11 +39,6 @@ from vba_assets.pipeline.artifacts import (
 from vba_assets.pipeline.completion import complete_records
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
-from vba_assets.pipeline.requests import (
-    BuiltRequest,
-    interpretation_context,
-    rebuild_request,
-)
 from vba_assets.pipeline.revision import (
     RevisionEnv,
     block,
@@ -53,6 +48,11 @@ from vba_assets.pipeline.revision import (
     refuse_changed_model,
     refuse_early_resume,
     setting_notice,
+)
+from vba_assets.pipeline.stage_requests import (
+    BuiltRequest,
+    interpretation_context,
+    rebuild_request,
 )
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
 

@@ -38,19 +38,6 @@ read from cue phrases: a report that is out of scope without any listed cue is t
 
 from collections.abc import Sequence
 
-from vba_assets.domain.heuristics.categories import categorize, out_of_scope_phrase
-from vba_assets.domain.heuristics.interpretation_parts import (
-    MAX_TIME_REFERENCES,
-    Entity,
-    ambiguous_subject,
-    case_observations,
-    case_unknowns,
-    entity_label,
-    entity_references,
-    next_phase_tasks,
-    resolved_days,
-)
-from vba_assets.domain.heuristics.interpretation_v4 import interpret_complete
 from vba_assets.domain.interpretation.models import (
     Ambiguity,
     InterpretationOutput,
@@ -64,6 +51,19 @@ from vba_assets.domain.resolution.models import (
     UnresolvedIdentityAlias,
 )
 from vba_assets.domain.stage_context import InterpretationStageContext
+from vba_assets.heuristic.categories import categorize, out_of_scope_phrase
+from vba_assets.heuristic.interpretation_parts import (
+    MAX_TIME_REFERENCES,
+    Entity,
+    ambiguous_subject,
+    case_observations,
+    case_unknowns,
+    entity_label,
+    entity_references,
+    next_phase_tasks,
+    resolved_days,
+)
+from vba_assets.heuristic.interpretation_v4 import interpret_complete
 
 
 def _clarification(entity: UnresolvedIdentityAlias) -> str:

@@ -1,7 +1,7 @@
 """The name index's keys laid out for its two scans, built once and kept (pure logic).
 
-:meth:`~vba_assets.domain.heuristics.name_index.NameIndex.containing` looks for a text in every
-normalized name and :meth:`~vba_assets.domain.heuristics.name_index.NameIndex.closest` scores a
+:meth:`~vba_assets.heuristic.name_index.NameIndex.containing` looks for a text in every
+normalized name and :meth:`~vba_assets.heuristic.name_index.NameIndex.closest` scores a
 misspelling against the names whose shape can reach the cutoff. Both use a :class:`ScanLayout`
 instead of the sorted keys (which take about half a second to sort and lay out in every new
 process); the index keeps it in its store (:data:`SCAN_LAYOUT_VERSION`), so a

@@ -34,12 +34,12 @@ from dataclasses import replace
 from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.admission import common_noun
-from vba_assets.domain.heuristics.literal_terms import common_stretches
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.roles import zone_like
-from vba_assets.domain.heuristics.spans import SourceText, Span
-from vba_assets.domain.heuristics.terms import Misspelling, ReportFacts, Term
+from vba_assets.heuristic.admission import common_noun
+from vba_assets.heuristic.literal_terms import common_stretches
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.roles import zone_like
+from vba_assets.heuristic.spans import SourceText, Span
+from vba_assets.heuristic.terms import Misspelling, ReportFacts, Term
 
 #: Lowest Indel ratio (0-100) of a misspelled mention and the name it stands for; a mention
 #: one edit (Levenshtein) from the name may be as low as :data:`MIN_SHORT_SCORE` (short names).

@@ -23,8 +23,8 @@ import re
 from dataclasses import replace
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.terms import Term
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.terms import Term
 
 #: Apostrophes a reporter's keyboard writes that catalogs do not (they hold ASCII ``'``).
 TYPOGRAPHIC_APOSTROPHES = "’ʼ‘"

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from vba_assets.domain.catalog.names import tokenize
-from vba_assets.domain.heuristics.gazetteer import Gazetteer
-from vba_assets.domain.heuristics.lexicon import NOUN_CAPITALIZING, foreign_looking
-from vba_assets.domain.heuristics.roles import RoleCues, mention_cues
-from vba_assets.domain.heuristics.spans import SourceText, Span
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.lexicon import NOUN_CAPITALIZING, foreign_looking
+from vba_assets.heuristic.roles import RoleCues, mention_cues
+from vba_assets.heuristic.spans import SourceText, Span
 
 #: Span kinds that mean the report wrote the name in the plural ("Defias Thugs").
 PLURAL_KINDS = frozenset({"singular", "catalog_singular"})

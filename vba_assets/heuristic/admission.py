@@ -38,12 +38,12 @@ still searched.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.heuristics.common_words import common_word
-from vba_assets.domain.heuristics.gazetteer import Gazetteer
-from vba_assets.domain.heuristics.lexicon import is_game_term, is_stopword
-from vba_assets.domain.heuristics.roles import zone_like
-from vba_assets.domain.heuristics.spans import SourceText, Span
-from vba_assets.domain.heuristics.terms import ARTICLES, ReportFacts, Term, fold
+from vba_assets.heuristic.common_words import common_word
+from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.lexicon import is_game_term, is_stopword
+from vba_assets.heuristic.roles import zone_like
+from vba_assets.heuristic.spans import SourceText, Span
+from vba_assets.heuristic.terms import ARTICLES, ReportFacts, Term, fold
 
 #: A misspelled name is narrowed to a part that the names of at most this many entities contain.
 MAX_NARROWED = 3

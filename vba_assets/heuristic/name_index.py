@@ -33,7 +33,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 from rapidfuzz import fuzz, process
 
 from vba_assets.domain.catalog.names import normalize_for_match, tokenize
-from vba_assets.domain.heuristics.name_scan import (
+from vba_assets.heuristic.name_scan import (
     SCAN_LAYOUT_VERSION,
     ScanLayout,
     build_scan_layout,

@@ -51,24 +51,6 @@ the farm") yields no search.
 from collections.abc import Sequence
 
 from vba_assets.domain.case.text import fold
-from vba_assets.domain.heuristics.admission import admit_terms, mark_compounds
-from vba_assets.domain.heuristics.common_words import common_word
-from vba_assets.domain.heuristics.gazetteer import (
-    Gazetteer,
-    build_gazetteer,
-    catalog_name_spans,
-)
-from vba_assets.domain.heuristics.inflection import inflected_spans
-from vba_assets.domain.heuristics.lexicon import guess_language
-from vba_assets.domain.heuristics.literal_terms import case_safe, literal_term
-from vba_assets.domain.heuristics.markup import read_markup
-from vba_assets.domain.heuristics.misspellings import misspellings, sharpened, without_dead_terms
-from vba_assets.domain.heuristics.name_index import NameIndex
-from vba_assets.domain.heuristics.references import attach_references
-from vba_assets.domain.heuristics.role_reader import RoleReader
-from vba_assets.domain.heuristics.roles import RoleCues, zone_like
-from vba_assets.domain.heuristics.spans import SourceText, Span, extract_spans, tokenize_source
-from vba_assets.domain.heuristics.terms import Term, group_terms, report_facts
 from vba_assets.domain.resolution.models import (
     IdentityReference,
     MentionCitation,
@@ -78,6 +60,24 @@ from vba_assets.domain.resolution.models import (
     UnsearchedName,
 )
 from vba_assets.domain.stage_context import CatalogView, PlanStageContext
+from vba_assets.heuristic.admission import admit_terms, mark_compounds
+from vba_assets.heuristic.common_words import common_word
+from vba_assets.heuristic.gazetteer import (
+    Gazetteer,
+    build_gazetteer,
+    catalog_name_spans,
+)
+from vba_assets.heuristic.inflection import inflected_spans
+from vba_assets.heuristic.lexicon import guess_language
+from vba_assets.heuristic.literal_terms import case_safe, literal_term
+from vba_assets.heuristic.markup import read_markup
+from vba_assets.heuristic.misspellings import misspellings, sharpened, without_dead_terms
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.references import attach_references
+from vba_assets.heuristic.role_reader import RoleReader
+from vba_assets.heuristic.roles import RoleCues, zone_like
+from vba_assets.heuristic.spans import SourceText, Span, extract_spans, tokenize_source
+from vba_assets.heuristic.terms import Term, group_terms, report_facts
 
 MAX_MENTIONS = 8
 #: The longest term a plan may propose (``ProposedSearch.term``, under the world DB's own limit of
