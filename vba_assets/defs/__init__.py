@@ -14,6 +14,7 @@ __all__ = [
     "job",
     "metadata",
     "partitions",
+    "provenance",
     "resources",
     "sensors",
     "simulation",

@@ -22,6 +22,7 @@ from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.failures import as_dagster_failure
 from vba_assets.defs.metadata import rationale_markdown, split_manifest
 from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
+from vba_assets.defs.provenance import source_metadata
 from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.domain.stages import Stage
@@ -89,6 +90,8 @@ def _result(
         "preview": dg.MetadataValue.md(split_manifest(spec.preview(rev, result), manifest)),
         **{key: str(value) for key, value in result.metadata.items()},
     }
+    if spec.stage is Stage.CASE and result.relpath:
+        metadata.update(source_metadata(env.package.read_json(result.relpath)))
     if manifest:
         metadata["context_manifest"] = dg.MetadataValue.md(manifest)
     if spec.stage is Stage.RESOLUTION_ASSESSMENT and result.relpath:

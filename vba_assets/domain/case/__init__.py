@@ -6,5 +6,6 @@ __all__ = [
     "ids",
     "report",
     "report_fields",
+    "report_source",
     "text",
 ]

@@ -6,7 +6,8 @@ are the RFC 8785 canonical JSON of :meth:`Case.to_json`, written by ``vba_assets
 
 Sources get stable aliases ``S1..Sn`` in a fixed order: ``S1`` is always the title and ``S2`` always
 the body (an absent one is an empty readable source), then one source per attachment in report
-order. Offsets in ``format_controls`` are code point indices into the source's ``text``.
+order. The report's ``source`` block (provenance) is kept as ``source``, outside the sources.
+Offsets in ``format_controls`` are code point indices into the source's ``text``.
 """
 
 from typing import Any, Literal
@@ -16,6 +17,7 @@ from pydantic import Field
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.canonical import sha256_hex
 from vba_assets.domain.case.report import AdmittedAttachment, AdmittedReport
+from vba_assets.domain.case.report_source import ReportSource
 from vba_assets.domain.case.text import find_format_controls
 
 CASE_SCHEMA_VERSION: Literal[1] = 1
@@ -57,10 +59,22 @@ class Case(StrictModel):
     reporter: str | None
     sources: list[CaseSource]
     report_sha256: str = Field(description="Digest of the raw submitted files (report.py).")
+    provenance: ReportSource | None = Field(
+        default=None,
+        alias="source",  # the key in case.json; ``source(alias)`` is the method below
+        description="The report's source block (provenance); never a source the model cites.",
+    )
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object written (canonicalized) as ``case.json``."""
-        return self.model_dump(mode="json")
+        """The JSON object written (canonicalized) as ``case.json``.
+
+        ``source`` is left out when the report has none, so such a case keeps the bytes it had
+        before the block existed.
+        """
+        data = self.model_dump(mode="json", by_alias=True)
+        if data["source"] is None:
+            del data["source"]
+        return data
 
     def source(self, alias: str) -> CaseSource | None:
         """The source with this alias, or None."""
@@ -90,6 +104,7 @@ def build_case(report: AdmittedReport) -> Case:
         reporter=document.reporter,
         sources=sources,
         report_sha256=report.report_sha256,
+        source=document.source,
     )
 
 

@@ -12,6 +12,9 @@ Decisions (documented in ``vba_assets/samples/README.md`` too):
   is accepted and ignored (an encoding signature, not text); U+FEFF elsewhere is kept and listed
   as a format control.
 * Characters are counted in Unicode code points of the normalized text (NFC, ``\\n`` newlines).
+* An attachment given as a ``url`` is never fetched: admitted unreadable (``not_fetched``), its
+  sha256 that of the URL's UTF-8 bytes.
+* The optional ``source`` block (:mod:`.report_source`) is provenance, never a case source.
 * Binary attachments (kind ``screenshot``, bytes that are not UTF-8, or bytes containing NUL) and
   text attachments longer than :data:`MAX_ATTACHMENT_TEXT_CHARS` are admitted but unreadable.
 """
@@ -36,6 +39,7 @@ from vba_assets.domain.case.report_fields import (
     required_str,
     text_field,
 )
+from vba_assets.domain.case.report_source import ReportSource, parse_source
 from vba_assets.domain.case.text import reject as fail
 from vba_assets.domain.case.text import shorten, validate_single_line
 from vba_assets.errors import ErrorCode, InputError
@@ -52,7 +56,7 @@ MAX_REPORTER_CHARS = 200
 MAX_ATTACHMENT_TEXT_CHARS = 100_000
 
 #: The keys a report may have. Anything else is rejected by name.
-REPORT_KEYS = ("case_id", "title", "body", "reported_at", "reporter", "attachments")
+REPORT_KEYS = ("case_id", "title", "body", "reported_at", "reporter", "attachments", "source")
 #: The label of ``report.json`` in the report digest, whatever the submitted file was called.
 REPORT_DIGEST_LABEL = "report.json"
 
@@ -64,6 +68,8 @@ class UnreadableReason(StrEnum):
     NOT_UTF8 = "not_utf8"
     NUL_BYTES = "nul_bytes"
     TOO_LONG = "too_long"
+    #: An attachment given as a ``url`` (an image linked from a tracker issue): never fetched.
+    NOT_FETCHED = "not_fetched"
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ class ReportDocument:
     reported_at: ParsedTimestamp
     reporter: str | None
     attachments: tuple[AttachmentSpec, ...]
+    #: Provenance (``source`` block): frozen into ``case.json``, never a case source.
+    source: ReportSource | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +169,7 @@ def parse_report_json(data: bytes) -> ReportDocument:
         reported_at=reported_at,
         reporter=reporter,
         attachments=parse_attachments(obj.get("attachments")),
+        source=parse_source(obj.get("source")),
     )
 
 
@@ -182,6 +191,10 @@ def admit(
     admitted: list[AdmittedAttachment] = []
     ordered_files: list[tuple[str, bytes]] = []
     for spec in document.attachments:
+        if spec.url is not None:
+            raw_url = spec.url.encode("utf-8")
+            admitted.append(_unreadable(spec, raw_url, UnreadableReason.NOT_FETCHED))
+            continue
         if spec.file is None:
             admitted.append(_admit_inline(spec))
             continue

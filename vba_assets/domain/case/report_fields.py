@@ -31,7 +31,10 @@ from vba_assets.errors import ErrorCode
 MAX_ATTACHMENTS = 32
 MAX_ATTACHMENT_NAME_CHARS = 200
 #: The keys an attachment may have. Anything else is rejected by name.
-ATTACHMENT_KEYS = ("name", "kind", "text", "file")
+ATTACHMENT_KEYS = ("name", "kind", "text", "file", "url")
+#: The longest ``url`` of an attachment (or of a ``source`` block).
+MAX_URL_CHARS = 2000
+URL_PATTERN = re.compile(r"https?://[^\s\x00-\x1f\x7f]+", re.ASCII)
 
 
 class AttachmentKind(StrEnum):
@@ -126,6 +129,8 @@ class AttachmentSpec:
     kind: AttachmentKind
     inline_text: str | None
     file: str | None
+    #: A reference that is never fetched (an image linked from a tracker issue): unreadable.
+    url: str | None = None
 
     @property
     def field(self) -> str:
@@ -286,6 +291,14 @@ def _parse_attachment(index: int, item: object) -> AttachmentSpec:
         )
     inline = optional_str(item, "text", f"{field}.text")
     file = optional_str(item, "file", f"{field}.file")
+    url = optional_str(item, "url", f"{field}.url")
+    if url is not None:
+        if inline is not None or file is not None:
+            fail(ErrorCode.REPORT_INVALID_FIELD, field, "give one of text, file or url")
+        url = parse_url(url, f"{field}.url")
+        return AttachmentSpec(
+            index=index, name=name, kind=kind, inline_text=None, file=None, url=url
+        )
     if inline is not None and file is not None:
         fail(ErrorCode.REPORT_INVALID_FIELD, field, "give either text or file, not both")
     if inline is None and file is None:
@@ -299,3 +312,20 @@ def _parse_attachment(index: int, item: object) -> AttachmentSpec:
     if file is not None:
         file = validate_relative_path(file, f"{field}.file")
     return AttachmentSpec(index=index, name=name, kind=kind, inline_text=inline, file=file)
+
+
+def parse_url(value: str, field: str) -> str:
+    """An absolute ``http(s)`` URL on one line, at most :data:`MAX_URL_CHARS` characters."""
+    if len(value) > MAX_URL_CHARS:
+        fail(
+            ErrorCode.REPORT_TOO_LARGE,
+            field,
+            f"has {len(value)} characters; the limit is {MAX_URL_CHARS}",
+        )
+    if not URL_PATTERN.fullmatch(value):
+        fail(
+            ErrorCode.REPORT_INVALID_FIELD,
+            field,
+            f"{shorten(value)} is not an absolute http(s) URL of printable ASCII without spaces",
+        )
+    return value
