@@ -24,6 +24,7 @@ MODULE_PACKAGES = [
     "vba_assets.heuristic",
     "vba_assets.pipeline",
     "vba_assets.defs",
+    "vba_assets.tracker",
 ]
 
 API_PACKAGES = {

@@ -1,0 +1,6 @@
+"""Reports from issue trackers (ARCHITECTURE 15): a pure GitHub issue mapping and its imports."""
+
+#: The public modules of this package (pinned by tests/unit/test_public_api.py).
+__all__ = [
+    "github_issues",
+]
