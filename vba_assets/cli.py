@@ -40,9 +40,35 @@ def _workspace(args: argparse.Namespace) -> Any:
 def cmd_import(args: argparse.Namespace) -> int:
     from vba_assets.intake import import_report
 
+    if args.github_issues is not None or args.report is None:
+        return _import_github_issues(args)
     result = import_report(_workspace(args), Path(args.report), package_id=args.package_id)
     print(result)
     return 0
+
+
+def _import_github_issues(args: argparse.Namespace) -> int:
+    """``vba import --github-issues FILE``: exit 2 when an issue was refused (others imported)."""
+    from vba_assets.tracker.issue_import import import_github_issues, read_issue_export
+
+    if (args.github_issues is None) == (args.report is None) or args.package_id:
+        print(
+            "vba: error: give a report or --github-issues FILE (not both; --package-id is for "
+            "a report)",
+            file=sys.stderr,
+        )
+        return 2
+    outcome = import_github_issues(
+        _workspace(args),
+        read_issue_export(Path(args.github_issues)),
+        repository=args.repository,
+        labels=args.label or None,
+    )
+    if args.json:
+        print(json.dumps(outcome.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(outcome.lines()))
+    return 2 if outcome.refused else 0
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
@@ -246,7 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
     imp = add("import", cmd_import, "Admit a report (JSON file or folder) and build its case.json.")
     imp.add_argument("--workspace", help="workspace root (default: from the project config)")
     imp.add_argument("--package-id", help="package id (default: pkg-<case id>)")
-    imp.add_argument("report", help="report.json, or a folder containing report.json")
+    imp.add_argument("report", nargs="?", help="report.json, or a folder containing report.json")
+    imp.add_argument(
+        "--github-issues",
+        metavar="FILE",
+        help="import GitHub issues instead: one REST issue object or an array (README, 'From "
+        'your GitHub tracker\'; {"issue": ..., "comments": [...]} items carry comments)',
+    )
+    imp.add_argument("--repository", help="with --github-issues: owner/name of the issues")
+    imp.add_argument(
+        "--label",
+        action="append",
+        help="with --github-issues: import only issues with this label (repeatable)",
+    )
+    imp.add_argument("--json", action="store_true", help="with --github-issues: print JSON")
 
     look = add("lookup", cmd_lookup, "Resolve a name against the world DB catalogs.")
     look.add_argument("--catalog", help="search only this catalog")

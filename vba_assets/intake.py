@@ -164,6 +164,33 @@ def import_report(
             ``CASE_ALREADY_IMPORTED``.
     """
     submitted = read_report(Path(report_path))
+    return import_submitted(workspace, submitted, package_id, future_tolerance=future_tolerance)
+
+
+def import_report_json(
+    workspace: Workspace,
+    report_json: bytes,
+    source_name: str,
+    *,
+    future_tolerance: timedelta | None = None,
+) -> ImportResult:
+    """Import a report given as the bytes of its ``report.json`` (no attachment files: inline
+    text and ``url`` attachments only), e.g. one mapped from a tracker issue. It is kept as
+    ``report/report.json``; ``source_name`` is recorded as the import's source. Raises as
+    :func:`import_report`."""
+    document = parse_report_json(report_json)
+    submitted = SubmittedReport(source_name, REPORT_FILE, document, {})
+    return import_submitted(workspace, submitted, None, future_tolerance=future_tolerance)
+
+
+def import_submitted(
+    workspace: Workspace,
+    submitted: SubmittedReport,
+    package_id: str | None = None,
+    *,
+    future_tolerance: timedelta | None = None,
+) -> ImportResult:
+    """Admit a report already read (:func:`read_report`) and write its case package."""
     admitted = admit(submitted.document, submitted.files, submitted.report_file_name)
     _refuse_future(submitted.document, workspace.clock(), future_tolerance)
     case = build_case(admitted)

@@ -3,4 +3,5 @@
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "github_issues",
+    "issue_import",
 ]
