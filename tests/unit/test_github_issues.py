@@ -18,6 +18,7 @@ from vba_assets.tracker.github_issues import (
     case_id_for,
     image_urls,
     map_issue,
+    report_content_sha256,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
@@ -195,3 +196,9 @@ def test_attachments_past_the_limit_are_counted_not_lost_silently() -> None:
     assert (result.images_omitted, result.comments_omitted) == (2, 40 - (32 - MAX_IMAGES))
     assert len(result.report["attachments"]) == 32
     build_case(admit_report(result.report_json, {}))  # still an admissible report
+
+
+def test_the_content_hash_is_recomputable_from_the_stored_report() -> None:
+    result = mapped(41, COMMENTS)
+    stored = json.loads(result.report_json)
+    assert report_content_sha256(stored) == result.content_sha256

@@ -64,11 +64,7 @@ class SkipReason(StrEnum):
 
 @dataclass(frozen=True)
 class MappedIssue:
-    """A GitHub issue as a report.
-
-    ``content_sha256`` covers what a person wrote (title, body, comments with author and time),
-    not labels or ``updated_at``: it tells an edited issue from one that was only relabelled.
-    """
+    """A GitHub issue as a report (``content_sha256``: :func:`report_content_sha256`)."""
 
     case_id: str
     repository: str
@@ -106,6 +102,20 @@ def case_id_for(repository: str, number: int) -> str:
     room = _MAX_CASE_ID - len(CASE_ID_PREFIX) - len(tail)
     slug = re.sub(r"[^a-z0-9]+", "-", key).strip("-")[:room].strip("-") or "repo"
     return f"{CASE_ID_PREFIX}{slug}{tail}"
+
+
+def report_content_sha256(report: Mapping[str, Any]) -> str:
+    """The hash of what people wrote in a report: title, body and attachments (the comments with
+    their author and time, the image references), not the ``source`` block (labels,
+    ``updated_at``). It tells an edited issue from one that was only relabelled, and it can be
+    recomputed from any stored ``report.json``."""
+    return content_hash(
+        {
+            "title": report.get("title") or "",
+            "body": report.get("body") or "",
+            "attachments": list(report.get("attachments") or []),
+        }
+    )
 
 
 def image_urls(body: str) -> list[str]:
@@ -235,21 +245,13 @@ def _mapped(
         del report["attachments"]
     data = canonical_bytes(report)
     parse_report_json(data)  # admission's own checks: a report that cannot be imported is invalid
-    content = {
-        "title": report["title"],
-        "body": body,
-        "comments": [
-            {"author": _login(c), "created_at": c.get("created_at"), "body": c.get("body") or ""}
-            for c in ordered
-        ],
-    }
     return MappedIssue(
         case_id=report["case_id"],
         repository=repository,
         number=number,
         report=report,
         report_json=data,
-        content_sha256=content_hash(content),
+        content_sha256=report_content_sha256(report),
         images_omitted=len(images) - len(kept_images),
         comments_omitted=max(0, len(ordered) - room),
     )
