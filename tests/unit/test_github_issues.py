@@ -202,3 +202,10 @@ def test_the_content_hash_is_recomputable_from_the_stored_report() -> None:
     result = mapped(41, COMMENTS)
     stored = json.loads(result.report_json)
     assert report_content_sha256(stored) == result.content_sha256
+
+
+def test_the_readme_pins_the_case_id_rule_with_a_worked_example() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    example = case_id_for("example-org/example-core", 41)
+    assert example == "gh-example-org-example-core-41-eab970d65ac6"
+    assert f"`example-org/example-core` #41 is `{example}`" in readme
