@@ -209,3 +209,27 @@ def test_the_readme_pins_the_case_id_rule_with_a_worked_example() -> None:
     example = case_id_for("example-org/example-core", 41)
     assert example == "gh-example-org-example-core-41-eab970d65ac6"
     assert f"`example-org/example-core` #41 is `{example}`" in readme
+
+
+def test_comments_that_would_make_the_report_too_large_are_counted() -> None:
+    comments = [
+        {**COMMENTS[0], "id": n, "created_at": f"2024-10-01T00:00:{n:02d}Z", "body": "x" * 60_000}
+        for n in range(20)
+    ]
+    result = map_issue(issue(43), comments)
+    assert isinstance(result, MappedIssue)
+    kept = len(result.report["attachments"])
+    assert 0 < kept < 20 and result.comments_omitted == 20 - kept
+    assert len(result.report_json) <= 1024 * 1024
+    # the earliest comments are the ones kept
+    assert result.report["attachments"][0]["name"].endswith("2024-10-01T00:00:00Z")
+
+
+def test_a_deleted_account_maps_to_no_reporter() -> None:
+    item = issue(43)
+    item["user"] = None
+    comment = {**COMMENTS[0], "user": None}
+    result = map_issue(item, [comment])
+    assert isinstance(result, MappedIssue)
+    assert result.report["reporter"] is None and result.report["source"]["author"] is None
+    assert result.report["attachments"][0]["name"].startswith("comment 1 by unknown at ")

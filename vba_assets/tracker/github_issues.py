@@ -14,8 +14,10 @@ The mapping:
   link) become ``screenshot`` attachments given as ``url``: listed, unreadable (``not_fetched``),
   never fetched. Then the comments, ordered by ``created_at`` then ``id``, one ``other`` text
   attachment each, named ``comment <n> by <login> at <created_at>``. A report holds at most
-  :data:`MAX_ATTACHMENTS` attachments: images past :data:`MAX_IMAGES` and comments past the rest
-  are counted (``images_omitted``, ``comments_omitted``), never silently lost.
+  :data:`MAX_ATTACHMENTS` attachments and its ``report.json`` at most ``MAX_REPORT_JSON_BYTES``:
+  images past :data:`MAX_IMAGES`, comments past the remaining room and the latest comments that
+  would make the report too large are counted (``images_omitted``, ``comments_omitted``), never
+  silently lost.
 * ``source``: the provenance block (:mod:`vba_assets.domain.case.report_source`).
 
 Skipped, with a reason: an item with ``pull_request`` (the issues endpoints list pull requests
@@ -30,7 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from vba_assets.domain.canonical import canonical_bytes, content_hash, sha256_hex
-from vba_assets.domain.case.report import parse_report_json
+from vba_assets.domain.case.report import MAX_REPORT_JSON_BYTES, parse_report_json
 from vba_assets.domain.case.report_fields import MAX_ATTACHMENTS, MAX_URL_CHARS
 from vba_assets.domain.case.report_source import REPOSITORY_PATTERN
 from vba_assets.errors import VbaError
@@ -241,9 +243,15 @@ def _mapped(
             "ids": {"issue_id": issue.get("id"), "node_id": issue.get("node_id")},
         },
     }
+    kept_comments = len(attachments) - len(kept_images)
+    data = canonical_bytes(report)
+    while len(data) > MAX_REPORT_JSON_BYTES and kept_comments:  # the latest comments go first
+        attachments.pop()
+        kept_comments -= 1
+        data = canonical_bytes(report)
     if not attachments:
         del report["attachments"]
-    data = canonical_bytes(report)
+        data = canonical_bytes(report)
     parse_report_json(data)  # admission's own checks: a report that cannot be imported is invalid
     return MappedIssue(
         case_id=report["case_id"],
@@ -253,7 +261,7 @@ def _mapped(
         report_json=data,
         content_sha256=report_content_sha256(report),
         images_omitted=len(images) - len(kept_images),
-        comments_omitted=max(0, len(ordered) - room),
+        comments_omitted=len(ordered) - kept_comments,
     )
 
 
