@@ -45,9 +45,11 @@ REPOSITORY_DIGEST_CHARS = 12
 MAX_IMAGES = 8
 _MAX_CASE_ID = 64
 
-_MARKDOWN_IMAGE = re.compile(r"!\[[^\]\n]{0,1000}\]\(\s{0,10}<?(https?://[^\s)>]{1,2000})")
+# Linear scans: an image's alt text holds no bracket and a tag no angle bracket, so a match attempt
+# stops at the next one and no character is scanned by more than a few attempts.
+_MARKDOWN_IMAGE = re.compile(r"!\[[^\[\]\n]{0,1000}\]\(\s{0,10}<?(https?://[^\s)>]{1,2000})")
 _HTML_IMAGE = re.compile(
-    r"<img\b[^>]{0,2000}?\bsrc\s{0,10}=\s{0,10}[\"']?(https?://[^\"'\s>]{1,2000})", re.IGNORECASE
+    r"<img\b[^<>]{0,2000}?\bsrc\s{0,10}=\s{0,10}[\"']?(https?://[^\"'\s>]{1,2000})", re.IGNORECASE
 )
 _BARE_UPLOAD = re.compile(
     r"https://(?:github\.com/user-attachments/assets/|user-images\.githubusercontent\.com/"
