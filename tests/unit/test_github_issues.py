@@ -135,6 +135,9 @@ def test_the_label_filter_skips_issues_without_any_wanted_label() -> None:
         {"created_at": "2024-09-20 18:02"},  # no offset: admission refuses it
         {"html_url": None},
         {"title": "", "body": ""},
+        {"title": "lone \ud800 surrogate"},  # JSON may escape one; it is not Unicode
+        {"title": ["not", "a", "string"]},
+        {"labels": [{"name": "two\nlines"}]},
     ],
 )
 def test_an_item_that_cannot_be_a_report_is_skipped_as_invalid(change: dict[str, Any]) -> None:
