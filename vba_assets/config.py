@@ -98,12 +98,29 @@ class EntityResolutionConfig(StrictModel):
         return next((c for c in self.catalogs if c.name == name), None)
 
 
+class OperationsConfig(StrictModel):
+    """``[operations]``: what the Dagster deployment reports besides the cases (all optional)."""
+
+    prices: Path | None = Field(
+        default=None,
+        description="A price table (config/prices.example.toml) for the assets' cost_usd metadata.",
+    )
+    alert_webhook_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s]+$",
+        description="POST each failed run's alert record (JSON) here; the record is always also "
+        "written to <workspace>/alerts/.",
+    )
+    alert_timeout_s: float = Field(default=5.0, gt=0, le=60)
+
+
 class ProjectConfig(StrictModel):
     """Everything an operator configures for one deployment."""
 
     workspace: Path = Field(description="Root folder of case packages and the inbox.")
     database: DatabaseConfig
     entity_resolution: EntityResolutionConfig | None = None
+    operations: OperationsConfig = Field(default_factory=OperationsConfig)
     source: str = Field(default="<embedded default>", description="Where this config came from.")
 
     @model_validator(mode="after")
@@ -133,6 +150,12 @@ def parse_project_config(data: dict[str, Any], *, base_dir: Path, source: str) -
     data = dict(data)
     if "workspace" in data and isinstance(data["workspace"], str):
         data["workspace"] = str((base_dir / data["workspace"]).resolve())
+    operations = data.get("operations")
+    if isinstance(operations, dict) and isinstance(operations.get("prices"), str):
+        data["operations"] = {
+            **operations,
+            "prices": str((base_dir / operations["prices"]).resolve()),
+        }
     database = data.get("database")
     if isinstance(database, dict) and isinstance(database.get("url"), str):
         url = database["url"]

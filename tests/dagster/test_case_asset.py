@@ -11,7 +11,7 @@ from tests.dagster.support import register, resources, stage_graph
 from vba_assets.definitions import JOB_NAME
 from vba_assets.defs.inbox import REASON_SUFFIX, REJECTED_DIR
 from vba_assets.defs.partitions import partition_key
-from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.errors import ErrorCode
 from vba_assets.intake import import_report
@@ -87,9 +87,11 @@ def test_case_asset_check_fails_when_case_json_disagrees_with_the_package_record
         [evaluation] = outcome.get_asset_check_evaluations()
         assert not evaluation.passed
         assert evaluation.metadata["codes"].value == "CASE_HASH_MISMATCH"
-        findings = evaluation.metadata["findings"].value
-        assert "package.json records" in findings
-        assert findings.count("CASE_HASH_MISMATCH") == 1  # listed once
+        findings = evaluation.metadata["findings"]
+        assert isinstance(findings, dg.TableMetadataValue)
+        assert any("package.json records" in str(r.data["message"]) for r in findings.records)
+        codes = [r.data["code"] for r in findings.records]
+        assert codes.count("CASE_HASH_MISMATCH") == 1  # listed once
 
 
 def test_a_check_executes_on_its_own_without_materializing_its_asset(tmp_path: Path) -> None:
@@ -140,6 +142,7 @@ def _sensor_resources(config: Path) -> dict[str, object]:
     return {
         "project": ProjectResource(project_config=str(config)),
         "world_db": WorldDatabaseResource(project_config=str(config)),
+        "llm": LlmResource(),
     }
 
 

@@ -14,7 +14,7 @@ import dagster as dg
 import pytest
 
 from tests.integration.llm.test_llm_canary_pipeline import project_file
-from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
+from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
@@ -42,6 +42,7 @@ def test_an_undecodable_inbox_name_is_logged_once_and_the_others_are_registered(
     resources = {
         "project": ProjectResource(project_config=str(config)),
         "world_db": WorldDatabaseResource(project_config=str(config)),
+        "llm": LlmResource(),
     }
     with dg.instance_for_test() as instance:
         with dg.build_sensor_context(instance=instance, resources=resources) as ctx:

@@ -19,7 +19,7 @@ from vba_assets.defs.partitions import (
     registration_request,
     selection_text,
 )
-from vba_assets.defs.resources import ProjectResource
+from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.intake import import_report
@@ -83,7 +83,7 @@ def _project_config(tmp_path: Path) -> Path:
 def _sensor_registers(instance: dg.DagsterInstance, config: Path) -> list[str]:
     """One inbox-sensor evaluation; apply its partition requests; return the new keys."""
     sensor = build_inbox_sensor(JOB_NAME)
-    resources = {"project": ProjectResource(project_config=str(config))}
+    resources = {"project": ProjectResource(project_config=str(config)), "llm": LlmResource()}
     with dg.build_sensor_context(instance=instance, resources=resources) as context:
         result = sensor(context)
     assert isinstance(result, dg.SensorResult)

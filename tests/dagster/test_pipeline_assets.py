@@ -160,7 +160,9 @@ def test_an_injected_grounding_violation_fails_its_blocking_check_and_stops_down
         ]
         assert not grounding.passed
         assert grounding.metadata["codes"].value == "PLAN_TERM_NOT_IN_QUOTE"
-        assert "Wolpertinger King" in grounding.metadata["findings"].value
+        findings = grounding.metadata["findings"]
+        assert isinstance(findings, dg.TableMetadataValue)
+        assert any("Wolpertinger King" in str(r.data["message"]) for r in findings.records)
         assert materialized(result) == {"case", "resolution_plan"}  # nothing downstream ran
         assert not package.exists(REV1.candidates)
 

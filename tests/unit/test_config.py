@@ -91,3 +91,16 @@ def test_missing_file_and_bad_toml(tmp_path: Path) -> None:
     assert excinfo.value.code is ErrorCode.CONFIG_NOT_FOUND
     with pytest.raises(ConfigError):
         load_project_config(write(tmp_path, "workspace = [unclosed"))
+
+
+def test_operations_prices_resolve_against_the_file_and_a_webhook_must_be_http(
+    tmp_path: Path,
+) -> None:
+    config = load_project_config(write(tmp_path, BASE + '[operations]\nprices = "p.toml"\n'))
+    assert config.operations.prices == (tmp_path / "p.toml").resolve()
+    assert config.operations.alert_webhook_url is None
+    assert load_project_config(write(tmp_path, BASE)).operations.prices is None
+    bad = BASE + '[operations]\nalert_webhook_url = "file:///etc/passwd"\n'
+    with pytest.raises(ConfigError) as excinfo:
+        load_project_config(write(tmp_path, bad))
+    assert excinfo.value.detail["key"] == "operations.alert_webhook_url"

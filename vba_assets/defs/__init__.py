@@ -18,4 +18,5 @@ __all__ = [
     "resources",
     "sensors",
     "simulation",
+    "usage",
 ]

@@ -12,7 +12,7 @@ and which pool it takes. The model-calling assets take a slot of the ``vba_model
 the captures one of ``vba_world_db`` (limits: ``dagster instance concurrency set``; README).
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
@@ -20,14 +20,24 @@ import dagster as dg
 
 from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
 from vba_assets.defs.failures import as_dagster_failure
-from vba_assets.defs.metadata import rationale_markdown, split_manifest
-from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key
+from vba_assets.defs.metadata import (
+    candidates_table,
+    manifest_table,
+    rationale_markdown,
+    split_manifest,
+)
+from vba_assets.defs.partitions import case_revision_partitions, parse_partition_key, run_tags
 from vba_assets.defs.provenance import source_metadata
 from vba_assets.defs.resources import LlmResource, ProjectResource
+from vba_assets.defs.usage import UsageMeter
 from vba_assets.domain.catalog.world import ReadOnlyWorldDatabase
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline.code_versions import stage_code_versions
-from vba_assets.pipeline.previews import accepted_manifest_markdown
+from vba_assets.pipeline.previews import (
+    accepted_manifest,
+    accepted_manifest_markdown,
+    candidate_rows,
+)
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import STAGE_SPECS, StageSpec
 from vba_assets.pipeline.revision import RevisionEnv
@@ -73,20 +83,18 @@ def asset_description(spec: StageSpec) -> str:
 
 
 def _result(
-    run: StageRun, spec: StageSpec, result: StageResult, requests: int
+    run: StageRun, spec: StageSpec, result: StageResult, requests: int, usage: UsageMeter
 ) -> dg.MaterializeResult:
     env = run.env
     rev = env.frozen()
-    manifest = (
-        accepted_manifest_markdown(rev, spec.stage)
-        if result.status == "accepted" and spec.stage.calls_model
-        else None
-    )
+    accepted_model_stage = result.status == "accepted" and spec.stage.calls_model
+    manifest = accepted_manifest_markdown(rev, spec.stage) if accepted_model_stage else None
     metadata: dict[str, Any] = {
         "status": result.status,
         "reused": result.reused,
         "model_requests": requests,  # sent by this asset in this run
         "model_requests_recorded": count_dispatch_records(env.package, env.layout),
+        **usage.metadata(),
         "preview": dg.MetadataValue.md(split_manifest(spec.preview(rev, result), manifest)),
         **{key: str(value) for key, value in result.metadata.items()},
     }
@@ -94,13 +102,40 @@ def _result(
         metadata.update(source_metadata(env.package.read_json(result.relpath)))
     if manifest:
         metadata["context_manifest"] = dg.MetadataValue.md(manifest)
-    if spec.stage is Stage.RESOLUTION_ASSESSMENT and result.relpath:
-        rationale = rationale_markdown(env.package.read_json(result.relpath))
+        manifest_doc = accepted_manifest(rev, spec.stage)
+        assert manifest_doc is not None
+        metadata["context_manifest_table"] = manifest_table(manifest_doc)
+    tags: dict[str, str] = {}
+    doc = env.package.read_json(result.relpath) if result.relpath else None
+    if spec.stage is Stage.CANDIDATE_INDEX and doc is not None:
+        metadata["candidates"] = candidates_table(candidate_rows(doc))
+    if spec.stage is Stage.RESOLUTION_ASSESSMENT and doc is not None:
+        rationale = rationale_markdown(doc)
         if rationale:
             metadata["rationale"] = dg.MetadataValue.md(rationale)
+    if spec.stage is Stage.INTERPRETATION and doc is not None:
+        tags = interpretation_tags(doc)
+        metadata.update({key.removeprefix("vba/"): value for key, value in tags.items()})
     if result.relpath:
         metadata["path"] = dg.MetadataValue.path(str(env.package.path(result.relpath)))
-    return dg.MaterializeResult(data_version=dg.DataVersion(result.sha256), metadata=metadata)
+    return dg.MaterializeResult(
+        data_version=dg.DataVersion(result.sha256), metadata=metadata, tags=tags or None
+    )
+
+
+def interpretation_tags(doc: Mapping[str, Any]) -> dict[str, str]:
+    """``vba/category`` and ``vba/scope`` (``in_scope`` or ``out_of_scope:<class>``) of an accepted
+    interpretation; none for another status."""
+    body = doc.get("interpretation")
+    if not isinstance(body, dict):
+        return {}
+    scope = body.get("scope") or {}
+    in_scope = bool(scope.get("in_scope"))
+    out_class = scope.get("out_of_scope_class") or "unclassified"
+    return {
+        "vba/category": str(body.get("category")),
+        "vba/scope": "in_scope" if in_scope else f"out_of_scope:{out_class}",
+    }
 
 
 @contextmanager
@@ -131,7 +166,8 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
         llm: LlmResource,
         world_db: dg.ResourceParam[ReadOnlyWorldDatabase],
     ) -> dg.MaterializeResult:
-        with as_dagster_failure(context):
+        usage: list[UsageMeter] = []  # this step's usage, also reported by a blocked attempt
+        with as_dagster_failure(context, lambda: usage[0].metadata() if usage else {}):
             case_id, revision = parse_partition_key(context.partition_key)
             env = RevisionEnv(
                 package=project.workspace().case(case_id),
@@ -144,10 +180,21 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
             run = StageRun(env, world, llm.provider_factory(env, world))
             before = env.budget.used
             with _locked(run, spec):
+                usage.append(UsageMeter(env, spec.stage))
                 result = spec.run(run)
-                return _result(run, spec, result, env.budget.used - before)
+                materialized = _result(run, spec, result, env.budget.used - before, usage[0])
+            _tag_run(context, run_tags(case_id, revision, env.llm.provider, env.llm.model))
+            _tag_run(context, dict(materialized.tags or {}))
+            return materialized
 
     return _stage
+
+
+def _tag_run(context: dg.AssetExecutionContext, tags: Mapping[str, str]) -> None:
+    """Add the tags the run lacks (a run the sensor or the backfill CLI requested has them)."""
+    missing = {k: v for k, v in tags.items() if context.run.tags.get(k) != v}
+    if missing:
+        context.instance.add_run_tags(context.run.run_id, missing)
 
 
 def _build() -> list[dg.AssetsDefinition]:

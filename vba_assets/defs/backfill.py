@@ -13,6 +13,7 @@ registered is not offered (there are no phantom revisions to backfill).
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -22,7 +23,15 @@ from pathlib import Path
 import dagster as dg
 
 from vba_assets.defs.job import JOB_NAME
-from vba_assets.defs.partitions import case_keys, registered_keys, selection_text
+from vba_assets.defs.partitions import (
+    case_keys,
+    parse_partition_key,
+    registered_keys,
+    run_tags,
+    selection_text,
+)
+from vba_assets.errors import VbaError
+from vba_assets.llm_config import load_llm_config
 
 WORKSPACE_YAML = Path(__file__).resolve().parents[2] / "workspace.yaml"
 
@@ -53,7 +62,24 @@ def dagster_home_problem(environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def backfill_command(keys: Sequence[str], workspace_yaml: Path = WORKSPACE_YAML) -> list[str]:
+def backfill_tags(keys: Sequence[str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The ``vba/*`` run tags of a backfill of ``keys`` (one case): ``vba/revision`` only when
+    it is one revision (every run of a backfill gets the same tags; each run then adds its own
+    revision, :mod:`vba_assets.defs.assets`). Provider and model: ``$VBA_LLM_CONFIG``'s."""
+    pairs = [parse_partition_key(key) for key in keys]
+    llm_path = environ.get("VBA_LLM_CONFIG", "")
+    llm = load_llm_config(Path(llm_path) if llm_path else None)
+    tags = run_tags(pairs[0][0], pairs[0][1], llm.provider, llm.model)
+    if len({revision for _, revision in pairs}) > 1:
+        del tags["vba/revision"]
+    return tags
+
+
+def backfill_command(
+    keys: Sequence[str],
+    workspace_yaml: Path = WORKSPACE_YAML,
+    tags: Mapping[str, str] | None = None,
+) -> list[str]:
     """The Dagster CLI command that backfills ``keys`` of ``interpret_cases``."""
     dagster = Path(sys.executable).with_name("dagster")
     return [
@@ -66,6 +92,7 @@ def backfill_command(keys: Sequence[str], workspace_yaml: Path = WORKSPACE_YAML)
         JOB_NAME,
         "--partitions",
         ",".join(keys),
+        *(["--tags", json.dumps(dict(tags), sort_keys=True)] if tags else []),
         "--noprompt",
     ]
 
@@ -93,10 +120,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    command = backfill_command(keys)
+    try:
+        tags = backfill_tags(keys, os.environ)
+    except VbaError as exc:  # an unreadable VBA_LLM_CONFIG
+        print(f"backfill: {exc}", file=sys.stderr)
+        return 3
+    command = backfill_command(keys, tags=tags)
     print("partitions:      " + ", ".join(keys))
     print("UI selection:    " + selection_text(keys))
-    print("Dagster command: " + " ".join(f"'{part}'" if "|" in part else part for part in command))
+    quoted = [f"'{part}'" if "|" in part or "{" in part else part for part in command]
+    print("Dagster command: " + " ".join(quoted))
     if not args.launch:
         return 0
     return subprocess.run(command, check=False).returncode

@@ -33,7 +33,7 @@ def check_result(asset: str, check: CheckSpec, outcome: CheckOutcome) -> dg.Asse
         severity=dg.AssetCheckSeverity.ERROR,
         description=check.description,
         metadata={
-            "findings": dg.MetadataValue.md(findings_table(findings)),
+            "findings": findings_table(findings),
             "codes": ", ".join(sorted({f.code.value for f in findings})) or "none",
             "skipped": outcome.skipped or "no",
         },

@@ -1,7 +1,9 @@
 """What an asset, a check or a blocked step shows in the Dagster UI, as metadata a person can read.
 
-* Findings are listed once each, as a table: the code, what it concerns in the case's own terms
-  (``Q2``, ``N1``, ``S3[10:27]``: the search, alias or mention), the file, the message.
+* Findings are listed once each, as a ``MetadataValue.table`` (a typed schema the UI renders and
+  the GraphQL API returns as rows): the code, its severity, what it concerns in the case's own
+  terms (``Q2``, ``N1``, ``S3[10:27]``: the search, alias or mention), the file, the message. The
+  candidate index and a model stage's context manifest are tables the same way.
 * The assessment's rationale is shown in full in its own entry (the preview table shortens it).
 * A model stage's context manifest is its own entry, not the tail of the preview.
 * A block carries its code, its ``retry_at`` and what to do about it.
@@ -13,8 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import dagster as dg
+
 from vba_assets.domain.findings import Finding, unique
+from vba_assets.domain.prompting.manifest import ContextManifest
 from vba_assets.errors import ErrorCode
+from vba_assets.pipeline.previews import CANDIDATE_COLUMNS, manifest_rows
 
 #: Characters that would turn report text into markdown (links, images, emphasis, HTML, code).
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
@@ -26,20 +32,72 @@ def inert(text: object) -> str:
     return _MARKDOWN.sub(r"\\\1", value.replace("\r", " ").replace("\n", " "))
 
 
-def findings_table(findings: Sequence[Finding]) -> str:
-    """Each finding once: code, what it concerns, the file (and JSON pointer), the message."""
-    rows = unique(findings)
-    if not rows:
-        return "none"
-    lines = ["| code | concerns | file | message |", "|---|---|---|---|"]
-    for finding in rows:
-        where = " ".join(part for part in (finding.artifact, finding.path) if part)
-        severity = "" if finding.is_error else " (info)"
-        lines.append(
-            f"| `{finding.code.value}`{severity} | {inert(finding.subject or '-')} | "
-            f"{inert(where or '-')} | {inert(finding.message)} |"
+#: The columns of a findings table.
+FINDINGS_SCHEMA = dg.TableSchema(
+    columns=[
+        dg.TableColumn("code", "string", description="The finding's error code."),
+        dg.TableColumn("severity", "string", description="error, or info (does not fail)."),
+        dg.TableColumn("concerns", "string", description="Search, alias or mention (Q2, N1, S3)."),
+        dg.TableColumn("file", "string", description="Artifact and JSON pointer."),
+        dg.TableColumn("message", "string"),
+    ]
+)
+
+
+def findings_table(findings: Sequence[Finding]) -> dg.TableMetadataValue:
+    """Each finding once: code, severity, what it concerns, the file (and pointer), the message."""
+    records = [
+        dg.TableRecord(
+            {
+                "code": finding.code.value,
+                "severity": "error" if finding.is_error else "info",
+                "concerns": finding.subject or "-",
+                "file": " ".join(part for part in (finding.artifact, finding.path) if part) or "-",
+                "message": finding.message,
+            }
         )
-    return "\n".join(lines)
+        for finding in unique(findings)
+    ]
+    return dg.MetadataValue.table(records, FINDINGS_SCHEMA)
+
+
+CANDIDATES_SCHEMA = dg.TableSchema(
+    columns=[
+        dg.TableColumn(name, "int" if name == "identity" else "string")
+        for name in CANDIDATE_COLUMNS
+    ]
+)
+
+
+def candidates_table(rows: Sequence[Mapping[str, object]]) -> dg.TableMetadataValue:
+    """The candidate index, one row per candidate (``identity`` empty for a search without one)."""
+    records = [
+        dg.TableRecord(
+            {k: v if isinstance(v, str | int) and v != "" else None for k, v in row.items()}
+        )
+        for row in rows
+    ]
+    return dg.MetadataValue.table(records, CANDIDATES_SCHEMA)
+
+
+_MANIFEST_COLUMNS = ("item", "lifecycle", "source", "insertions", "each", "chars", "est_tokens")
+MANIFEST_SCHEMA = dg.TableSchema(
+    columns=[
+        dg.TableColumn(name, "string" if index < 3 else "int")
+        for index, name in enumerate(_MANIFEST_COLUMNS)
+    ]
+)
+
+
+def manifest_table(manifest: ContextManifest) -> dg.TableMetadataValue:
+    """The context manifest of an accepted request: chars and estimated tokens per item."""
+    records = []
+    for row in manifest_rows(manifest):
+        data: dict[str, str | int | float | bool | None] = {}
+        for index, (name, cell) in enumerate(zip(_MANIFEST_COLUMNS, row, strict=True)):
+            data[name] = cell if index < 3 else (int(cell) if cell else None)
+        records.append(dg.TableRecord(data))
+    return dg.MetadataValue.table(records, MANIFEST_SCHEMA)
 
 
 def rationale_markdown(assessment_doc: Mapping[str, Any]) -> str | None:

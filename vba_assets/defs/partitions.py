@@ -102,3 +102,11 @@ def register(instance: dg.DagsterInstance, pairs: Iterable[tuple[str, str]]) -> 
     if new:
         instance.add_dynamic_partitions(PARTITIONS_NAME, new)
     return new
+
+
+def run_tags(case_id: str, revision: str, provider: str, model: str | None) -> dict[str, str]:
+    """The tags a run of one case revision carries (the Runs page filters on them)."""
+    tags = {"vba/case": case_id, "vba/revision": revision, "vba/provider": provider}
+    if model:
+        tags["vba/model"] = model
+    return tags

@@ -6,8 +6,13 @@ import json
 import dagster as dg
 
 from vba_assets.defs.inbox import RejectedEntry, is_rejected_folder, move_rejected
-from vba_assets.defs.partitions import partition_key, registered_keys, registration_request
-from vba_assets.defs.resources import ProjectResource
+from vba_assets.defs.partitions import (
+    partition_key,
+    registered_keys,
+    registration_request,
+    run_tags,
+)
+from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.intake import InboxRejection, import_inbox
 from vba_assets.pipeline.revision import FIRST_REVISION
 from vba_assets.store import Workspace
@@ -72,15 +77,17 @@ def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
         description="Imports reports dropped into `<workspace>/inbox/`; a refused one is moved to "
         "`inbox/rejected/` with a `<name>.reason.txt` beside it and logged once with its file name. "
         "Registers every existing case revision as a partition (`<case>|<revision>`) and requests "
-        "one run per revision that was never started.",
+        "one run per revision that was never started, tagged `vba/case`, `vba/revision`, "
+        "`vba/provider`, `vba/model`.",
     )
     def inbox_sensor(
-        context: dg.SensorEvaluationContext, project: ProjectResource
+        context: dg.SensorEvaluationContext, project: ProjectResource, llm: LlmResource
     ) -> dg.SensorResult:
         workspace = project.workspace()
         cursor = _intake(context, workspace)
         partitions = workspace_partitions(workspace)
         known = set(registered_keys(context.instance))
+        config = llm.load()
         return dg.SensorResult(
             # every case revision of the workspace is visible, also with a fresh DAGSTER_HOME
             dynamic_partitions_requests=registration_request(
@@ -88,7 +95,9 @@ def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
             ),
             run_requests=[
                 dg.RunRequest(
-                    run_key=f"start:{partition_key(c, r)}", partition_key=partition_key(c, r)
+                    run_key=f"start:{partition_key(c, r)}",
+                    partition_key=partition_key(c, r),
+                    tags=run_tags(c, r, config.provider, config.model),
                 )
                 for c, r, started in partitions
                 if not started

@@ -20,5 +20,6 @@ __all__ = [
     "stage_requests",
     "stage_runs",
     "trial",
+    "usage",
     "verification",
 ]

@@ -119,25 +119,47 @@ def _milliseconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
 
 
+#: The columns of :func:`candidate_rows` (also the Dagster ``candidates`` table's schema).
+CANDIDATE_COLUMNS = ("search", "term", "candidate", "identity", "name", "tier")
+
+
+def candidate_rows(doc: dict[str, Any]) -> list[dict[str, object]]:
+    """One row per candidate of an accepted candidate index (a search without one: one row with
+    candidate ``—`` and tier ``no candidate``); none for a disabled index."""
+    if doc.get("status") == "disabled":
+        return []
+    rows: list[dict[str, object]] = []
+    for search in doc["searches"]:
+        if not search["candidates"]:
+            rows.append(
+                dict(
+                    zip(
+                        CANDIDATE_COLUMNS,
+                        [search["search_id"], search["term"], "—", None, "", "no candidate"],
+                        strict=True,
+                    )
+                )
+            )
+        for cid, cand in zip(search["candidate_ids"], search["candidates"], strict=True):
+            values = [
+                search["search_id"],
+                search["term"],
+                cid,
+                cand["identity"],
+                cand["name"],
+                cand["tier"],
+            ]
+            rows.append(dict(zip(CANDIDATE_COLUMNS, values, strict=True)))
+    return rows
+
+
 def candidates_markdown(doc: dict[str, Any]) -> str:
     if doc.get("status") == "disabled":
         return "entity resolution **disabled**"
-    rows: list[list[object]] = []
-    for search in doc["searches"]:
-        if not search["candidates"]:
-            rows.append([search["search_id"], search["term"], "—", "", "", "no candidate"])
-        for cid, cand in zip(search["candidate_ids"], search["candidates"], strict=True):
-            rows.append(
-                [
-                    search["search_id"],
-                    search["term"],
-                    cid,
-                    cand["identity"],
-                    cand["name"],
-                    cand["tier"],
-                ]
-            )
-    return markdown_table(["search", "term", "candidate", "identity", "name", "tier"], rows)
+    rows: list[list[object]] = [
+        ["" if row[c] is None else row[c] for c in CANDIDATE_COLUMNS] for row in candidate_rows(doc)
+    ]
+    return markdown_table(list(CANDIDATE_COLUMNS), rows)
 
 
 def assessment_markdown(doc: dict[str, Any], context: dict[str, Any] | None) -> str:
@@ -266,6 +288,12 @@ def manifest_markdown(manifest: ContextManifest) -> str:
 def accepted_manifest_markdown(rev: FrozenRevision, stage: Stage) -> str | None:
     """The manifest table of the dispatch a stage artifact accepted; None without one (or for a
     revision recorded before manifests existed)."""
+    manifest = accepted_manifest(rev, stage)
+    return None if manifest is None else manifest_markdown(manifest)
+
+
+def accepted_manifest(rev: FrozenRevision, stage: Stage) -> ContextManifest | None:
+    """The manifest of the dispatch a stage artifact accepted (None: see above)."""
     relpath = rev.layout.artifact(stage)
     doc = rev.package.read_json(relpath) if relpath and rev.package.exists(relpath) else None
     dispatch = doc.get("accepted_dispatch") if isinstance(doc, dict) else None
@@ -274,7 +302,7 @@ def accepted_manifest_markdown(rev: FrozenRevision, stage: Stage) -> str | None:
     target = manifest_of(f"{rev.layout.stage_dir(stage)}/{dispatch}")
     if not rev.package.exists(target):
         return None
-    return manifest_markdown(ContextManifest.model_validate(rev.package.read_json(target)))
+    return ContextManifest.model_validate(rev.package.read_json(target))
 
 
 # --- one stage ------------------------------------------------------------------------------------
