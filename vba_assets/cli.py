@@ -239,6 +239,28 @@ def cmd_trial_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_blocked(args: argparse.Namespace) -> int:
+    from vba_assets.domain.clock import utc_now
+    from vba_assets.pipeline.blocked import blocked_lines, blocked_revisions
+
+    blocks = blocked_revisions(_workspace(args), args.case_id)
+    if args.json:
+        print(json.dumps([b.to_json() for b in blocks], indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(blocked_lines(blocks, utc_now())))
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from vba_assets.pipeline.blocked import resume_blocked
+
+    line = resume_blocked(
+        _workspace(args), args.case_id, _project(args), args.llm_config, args.max_dispatches
+    )
+    print(line)
+    return 0
+
+
 def cmd_revision_new(args: argparse.Namespace) -> int:
     package = _workspace(args).case(args.case_id)
     package.read_bytes("case.json")  # the case must have been imported
@@ -324,6 +346,26 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--revision", help="NNNN (default: the case's latest revision, or 0001)")
     run.add_argument("--stop-after", required=True, choices=list(STOP_POINTS))
     run.add_argument("--max-dispatches", type=int, default=6, help="model requests allowed")
+
+    for name, handler, help_ in (
+        (
+            "blocked",
+            cmd_blocked,
+            "List blocked revisions: stage, code, retry_at, attempts, tokens.",
+        ),
+        ("resume", cmd_resume, "Resume a case's blocked revision once its retry_at has passed."),
+    ):
+        command = add(name, handler, help_)
+        command.add_argument(
+            "--workspace", help="workspace root (default: from the project config)"
+        )
+        if name == "blocked":
+            command.add_argument("--case-id", help="only this case (default: every case)")
+            command.add_argument("--json", action="store_true", help="print them as JSON")
+        else:
+            command.add_argument("--case-id", required=True)
+            command.add_argument("--llm-config", help="the LLM config the revision started with")
+            command.add_argument("--max-dispatches", type=int, default=6)
 
     revision = sub.add_parser("revision", help="Manage analysis revisions.")
     revision_sub = revision.add_subparsers(dest="revision_command", required=True)

@@ -16,6 +16,7 @@ __all__ = [
     "partitions",
     "provenance",
     "resources",
+    "resume",
     "sensors",
     "simulation",
     "usage",

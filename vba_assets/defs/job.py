@@ -9,6 +9,7 @@ import dagster as dg
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.defs.resume import build_resume_sensor, resume_blocked_job
 from vba_assets.defs.sensors import build_inbox_sensor
 
 JOB_NAME = "interpret_cases"
@@ -29,8 +30,8 @@ def build_definitions(
     return dg.Definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
-        jobs=[interpret_cases_job],
-        sensors=[build_inbox_sensor(JOB_NAME)],
+        jobs=[interpret_cases_job, resume_blocked_job],
+        sensors=[build_inbox_sensor(JOB_NAME), build_resume_sensor()],
         resources={"project": project, "world_db": world_db, "llm": llm},
         executor=dg.in_process_executor,
     )

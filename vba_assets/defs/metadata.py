@@ -11,6 +11,7 @@
 Report text is escaped so it can never turn into markdown (links, images, HTML).
 """
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -167,5 +168,15 @@ def failure_metadata(code: ErrorCode, detail: Mapping[str, object]) -> dict[str,
         metadata["retry_at"] = str(detail["retry_at"])
     if code in RESUME_HINTS:
         metadata["resume"] = RESUME_HINTS[code]
-    metadata.update({f"detail.{k}": str(v) for k, v in sorted(detail.items())})
+    metadata.update({f"detail.{k}": detail_value(v) for k, v in sorted(detail.items())})
     return metadata
+
+
+def detail_value(value: object) -> Any:
+    """A detail field as metadata: numbers stay numbers, lists and mappings become
+    ``MetadataValue.json`` (never a Python ``repr``), anything else its text."""
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, Mapping | list | tuple):
+        return dg.MetadataValue.json(json.loads(json.dumps(value, default=str)))
+    return "" if value is None else str(value)

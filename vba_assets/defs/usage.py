@@ -95,7 +95,11 @@ class UsageMeter:
         provider = env.llm.provider
         run = stage_usage(env.package, env.layout, self.stage, self.start)
         total = stage_usage(env.package, env.layout, self.stage)
-        return {
+        entries = {
             **usage_entries(run, "", provider, prices),
             **usage_entries(total, "total_", provider, prices),
         }
+        rejected = env.layout.rejected_dir(self.stage)
+        if env.package.list_dir(rejected):
+            entries["rejected_records"] = dg.MetadataValue.path(str(env.package.path(rejected)))
+        return entries

@@ -6,6 +6,7 @@ Shared by the Dagster assets (``vba_assets/defs``) and the headless ``vba trial 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "artifacts",
+    "blocked",
     "checks",
     "code_versions",
     "completion",
