@@ -2,6 +2,7 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "alerts",
     "assets",
     "backfill",
     "checks",

@@ -6,6 +6,7 @@ configuration; tests, simulations and ``vba eval --via dagster`` build them with
 
 import dagster as dg
 
+from vba_assets.defs.alerts import run_failure_alerts
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
@@ -31,7 +32,7 @@ def build_definitions(
         assets=ASSETS,
         asset_checks=CHECKS,
         jobs=[interpret_cases_job, resume_blocked_job],
-        sensors=[build_inbox_sensor(JOB_NAME), build_resume_sensor()],
+        sensors=[build_inbox_sensor(JOB_NAME), build_resume_sensor(), run_failure_alerts],
         resources={"project": project, "world_db": world_db, "llm": llm},
         executor=dg.in_process_executor,
     )
