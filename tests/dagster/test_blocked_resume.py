@@ -177,3 +177,53 @@ def test_the_opt_in_sensor_resumes_a_blocked_partition_after_retry_at(tmp_path: 
             after = sensor(context)
         assert isinstance(after, dg.SkipReason)
         assert "blocked: none" in str(after.skip_message)
+
+
+@pytest.mark.slow
+def test_through_the_daemon_the_sensor_does_nothing_until_turned_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sensor daemon's own iteration over the project's code location (a gRPC code server
+    loading vba_assets.definitions): with the sensor at its default (off) a due block gets no run;
+    once started, one queued `resume_blocked` run for the partition."""
+    import logging
+
+    from dagster._core.test_utils import create_test_daemon_workspace_context
+    from dagster._core.workspace.load_target import ModuleTarget
+    from dagster._daemon.sensor import execute_sensor_iteration
+
+    project_file, llm_file = _blocked_case(tmp_path, "daemon")
+    monkeypatch.setenv("VBA_PROJECT_CONFIG", str(project_file))
+    monkeypatch.setenv("VBA_LLM_CONFIG", str(llm_file))
+    queued = {"module": "dagster._core.run_coordinator", "class": "QueuedRunCoordinator"}
+    with dg.instance_for_test(overrides={"run_coordinator": queued}) as instance:
+        _block(instance, project_file, _llm("daemon", llm_file))
+        events = tmp_path / "ws/cases/BUG-000020/analysis/interpretations/0001/events.jsonl"
+        [block] = [
+            json.loads(line)
+            for line in events.read_text().splitlines()
+            if json.loads(line)["event"] == "blocked"
+        ]
+        _wait_for(block["retry_at"])
+        target = ModuleTarget(
+            module_name="vba_assets.definitions",
+            attribute="defs",
+            working_directory=str(Path(__file__).resolve().parents[2]),
+            location_name="vba_test",
+        )
+        with create_test_daemon_workspace_context(target, instance) as workspace:
+            location = workspace.create_request_context().get_code_location("vba_test")
+            [repository] = location.get_repositories().values()
+            sensor = repository.get_sensor("resume_blocked_sensor")
+            logger = logging.getLogger("test_resume_sensor")
+
+            def resume_runs() -> list[dg.DagsterRun]:
+                list(execute_sensor_iteration(workspace, logger, None, None))
+                return [r for r in instance.get_runs() if r.job_name == RESUME_JOB_NAME]
+
+            assert resume_runs() == []  # off by default: the block is due, nothing is requested
+            instance.start_sensor(sensor)
+            [run] = resume_runs()
+            assert run.tags["dagster/partition"] == KEY
+            assert run.tags["vba/resume_after_block"] == str(block["seq"])
+            assert run.status is dg.DagsterRunStatus.QUEUED
