@@ -158,3 +158,49 @@ def test_the_inbox_sensor_and_the_backfill_cli_tag_their_runs(tmp_path: Path) ->
     assert "vba/revision" not in several  # each run adds its own
     command = backfill_command(["BUG-000021|0001"], tags=tags)
     assert command[command.index("--tags") + 1].startswith('{"vba/case": "BUG-000021"')
+
+
+@pytest.mark.slow
+def test_a_backfill_cli_launch_queues_runs_with_the_vba_tags(tmp_path: Path) -> None:
+    """`python -m vba_assets.defs.backfill --launch` through workspace.yaml (its own process and
+    code server), into an instance whose queue is never dequeued: the queued run has the tags."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(
+        "run_coordinator:\n  module: dagster.core.run_coordinator\n"
+        "  class: QueuedRunCoordinator\ntelemetry:\n  enabled: false\n"
+    )
+    project_file = embedded_project_file(tmp_path)
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        register(instance, "BUG-000021")
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "VBA_PROJECT_CONFIG": str(project_file),
+        "PYTHONPATH": str(REPO),
+    }
+    env.pop("VBA_LLM_CONFIG", None)
+    launched = subprocess.run(
+        [sys.executable, "-m", "vba_assets.defs.backfill", "--case-id", "BUG-000021", "--launch"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert launched.returncode == 0, f"{launched.stdout}\n{launched.stderr}"
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        [run] = instance.get_runs()
+    assert run.status is dg.DagsterRunStatus.QUEUED
+    assert {k: v for k, v in run.tags.items() if k.startswith("vba/")} == {
+        "vba/case": "BUG-000021",
+        "vba/revision": "0001",
+        "vba/provider": "heuristic",
+    }
+    assert run.tags["dagster/partition"] == "BUG-000021|0001"
