@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import dagster as dg
+
 from vba_assets.definitions import defs
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
@@ -52,12 +54,27 @@ def test_asset_graph_matches_snapshot() -> None:
     assert summary == json.loads(SNAPSHOT.read_text())
 
 
+#: The operational source assets (not case stages): unpartitioned, observed, not materialized.
+OPERATIONS_ASSETS = {"blocked_revisions"}
+
+
 def test_every_asset_is_partitioned_by_case_revision_with_dagster_conventions() -> None:
     summary = graph_summary()
     assert summary["assets"], "no assets defined"
-    for key, node in summary["assets"].items():
+    stages = {k: v for k, v in summary["assets"].items() if k not in OPERATIONS_ASSETS}
+    assert set(stages) == {stage.value for stage in stage_code_versions()}
+    for key, node in stages.items():
         assert node["partitions"] == "DynamicPartitionsDefinition", key
         assert node["owners"] and node["tags"] and node["has_code_version"], key
+
+
+def test_the_operations_assets_are_observable_sources_outside_the_case_group() -> None:
+    repo = defs.get_repository_def()
+    for name in OPERATIONS_ASSETS:
+        node = repo.asset_graph.get(dg.AssetKey(name))
+        assert node.is_observable and not node.is_materializable, name
+        assert node.partitions_def is None and node.group_name == "operations", name
+        assert node.tags.get("vba/kind") == "operations", name
 
 
 def test_code_versions_follow_the_protocol_the_prompts_and_the_stage_code() -> None:
@@ -68,7 +85,8 @@ def test_code_versions_follow_the_protocol_the_prompts_and_the_stage_code() -> N
         ), name
     repo = defs.get_repository_def()
     for key in repo.asset_graph.get_all_asset_keys():
-        assert repo.asset_graph.get(key).code_version == versions[key.to_user_string()]
+        if key.to_user_string() not in OPERATIONS_ASSETS:
+            assert repo.asset_graph.get(key).code_version == versions[key.to_user_string()]
 
 
 def test_no_check_requires_its_asset_to_be_materialized() -> None:

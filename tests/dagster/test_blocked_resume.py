@@ -19,7 +19,7 @@ from tests.pipeline.support import QUEST, assess_exact, interpret, plan_reply
 from vba_assets import cli
 from vba_assets.defs.job import build_definitions
 from vba_assets.defs.resources import ProjectResource, WorldDatabaseResource
-from vba_assets.defs.resume import RESUME_JOB_NAME, build_resume_sensor
+from vba_assets.defs.resume import RESUME_JOB_NAME, blocked_revisions_asset, build_resume_sensor
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.llm.contract import ProviderFault
 from vba_assets.errors import ErrorCode
@@ -100,6 +100,26 @@ def test_vba_blocked_lists_the_case_and_vba_resume_resumes_it_after_retry_at(
     project_file, llm_file = _blocked_case(tmp_path, "cli")
     with dg.instance_for_test() as instance:
         _block(instance, project_file, _llm("cli", llm_file))
+        # the same list in Dagster: observing the blocked_revisions source asset (a job of it)
+        project = ProjectResource(project_config=str(project_file))
+        observe = dg.define_asset_job("observe_blocked", selection=[blocked_revisions_asset.key])
+        defs = dg.Definitions(
+            assets=[blocked_revisions_asset], jobs=[observe], resources={"project": project}
+        )
+        observed = defs.resolve_job_def("observe_blocked").execute_in_process(instance=instance)
+        [record] = instance.fetch_observations(dg.AssetKey("blocked_revisions"), limit=1).records
+        metadata = record.asset_observation.metadata  # type: ignore[union-attr]
+        assert observed.success and metadata["blocked_count"].value == 1
+        table = metadata["blocked"]
+        assert isinstance(table, dg.TableMetadataValue)
+        [row] = [r.data for r in table.records]
+        assert (row["case"], row["stage"], row["code"]) == (
+            "BUG-000020",
+            "resolution_plan",
+            "LLM_PROVIDER_RETRY_PENDING",
+        )
+        assert isinstance(row["due"], bool) and row["retry_at"]
+        assert (row["attempts"], row["tokens"]) == (2, 150)
     capsys.readouterr()
     assert cli.main(["blocked", "--project-config", str(project_file), "--json"]) == 0
     [listed] = json.loads(capsys.readouterr().out)

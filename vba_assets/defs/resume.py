@@ -12,14 +12,20 @@ case is an operator's decision unless the operator turns the sensor on (UI: Auto
 is resumed at most once by the sensor; a resume that blocks again writes a new block, with a new
 key. A block without ``retry_at`` (exhausted corrections) is never resumed: it needs a new
 revision.
+
+``blocked_revisions`` is the same list as ``vba blocked``, as an observable source asset: observing
+it (UI: the asset's **Observe**) records a ``MetadataValue.table`` of every blocked revision and the
+``blocked_count``/``due_count`` numbers, so their history plots too.
 """
+
+import warnings
 
 import dagster as dg
 
-from vba_assets.defs.assets import ASSETS
+from vba_assets.defs.assets import ASSETS, OWNERS
 from vba_assets.defs.partitions import run_tags
 from vba_assets.defs.resources import LlmResource, ProjectResource
-from vba_assets.domain.clock import utc_now
+from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.pipeline.blocked import BlockedRevision, blocked_revisions
 
 RESUME_JOB_NAME = "resume_blocked"
@@ -75,3 +81,78 @@ def build_resume_sensor(job_name: str = RESUME_JOB_NAME) -> dg.SensorDefinition:
         )
 
     return resume_blocked_sensor
+
+
+BLOCKED_SCHEMA = dg.TableSchema(
+    columns=[
+        dg.TableColumn("case", "string"),
+        dg.TableColumn("revision", "string"),
+        dg.TableColumn("stage", "string"),
+        dg.TableColumn("code", "string"),
+        dg.TableColumn("retry_at", "string", description="Empty: needs a new revision."),
+        dg.TableColumn("due", "bool", description="retry_at has passed: a resume may run."),
+        dg.TableColumn("attempts", "int"),
+        dg.TableColumn("corrections", "int"),
+        dg.TableColumn("tokens", "int"),
+        dg.TableColumn("rejected_records", "path"),
+    ]
+)
+
+
+def blocked_table(blocks: list[BlockedRevision]) -> dg.TableMetadataValue:
+    """The blocked revisions as a table (the rows of ``vba blocked``)."""
+    now = utc_now()
+    return dg.MetadataValue.table(
+        [
+            dg.TableRecord(
+                {
+                    "case": b.case_id,
+                    "revision": b.revision,
+                    "stage": b.stage,
+                    "code": b.code,
+                    "retry_at": format_timestamp(b.retry_at) if b.retry_at else "",
+                    "due": b.due(now),
+                    "attempts": b.attempts,
+                    "corrections": b.corrections,
+                    "tokens": b.tokens,
+                    "rejected_records": b.rejected_dir or "",
+                }
+            )
+            for b in blocks
+        ],
+        BLOCKED_SCHEMA,
+    )
+
+
+# multi_observable_source_asset is a Beta API in Dagster 1.13 (the release is pinned in
+# pyproject.toml; tests/dagster/test_blocked_resume.py observes it).
+warnings.filterwarnings(
+    "ignore", message="Function `multi_observable_source_asset`", category=dg.BetaWarning
+)
+
+BLOCKED_REVISIONS = dg.AssetSpec(
+    "blocked_revisions",
+    group_name="operations",
+    owners=OWNERS,
+    tags={"vba/kind": "operations"},
+    description="Every blocked case revision of the workspace (what `vba blocked` lists), "
+    "recorded when observed: stage, code, retry_at, whether it is due, attempts, tokens, the "
+    "rejected records' folder.",
+)
+
+
+# (the decorator has no type annotations in Dagster 1.13)
+@dg.multi_observable_source_asset(  # type: ignore[untyped-decorator]
+    specs=[BLOCKED_REVISIONS], name="observe_blocked_revisions"
+)
+def blocked_revisions_asset(project: ProjectResource) -> dg.ObserveResult:
+    blocks = blocked_revisions(project.workspace())
+    now = utc_now()
+    return dg.ObserveResult(
+        asset_key=BLOCKED_REVISIONS.key,
+        metadata={
+            "blocked": blocked_table(blocks),
+            "blocked_count": dg.MetadataValue.int(len(blocks)),
+            "due_count": dg.MetadataValue.int(sum(1 for b in blocks if b.due(now))),
+        },
+    )
