@@ -204,3 +204,21 @@ def test_a_backfill_cli_launch_queues_runs_with_the_vba_tags(tmp_path: Path) -> 
         "vba/provider": "heuristic",
     }
     assert run.tags["dagster/partition"] == "BUG-000021|0001"
+
+
+def test_interpretation_tags_are_valid_dagster_tag_values() -> None:
+    """An out-of-scope class and a free category become valid asset-event tags (Dagster refuses
+    ':' or '/' in a materialization's tag value, which failed the step)."""
+    from vba_assets.defs.assets import interpretation_tags, tag_value
+
+    doc = {
+        "interpretation": {
+            "category": "quest/npc bug",
+            "scope": {"in_scope": False, "out_of_scope_class": "cheating_report"},
+        }
+    }
+    tags = interpretation_tags(doc)
+    assert tags == {"vba/category": "quest_npc_bug", "vba/scope": "out_of_scope.cheating_report"}
+    dg.MaterializeResult(tags=tags)  # accepted by Dagster's own validation
+    assert len(tag_value("x" * 100)) == 63
+    assert interpretation_tags({"status": "disabled"}) == {}

@@ -12,6 +12,7 @@ and which pool it takes. The model-calling assets take a slot of the ``vba_model
 the captures one of ``vba_world_db`` (limits: ``dagster instance concurrency set``; README).
 """
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -124,7 +125,7 @@ def _result(
 
 
 def interpretation_tags(doc: Mapping[str, Any]) -> dict[str, str]:
-    """``vba/category`` and ``vba/scope`` (``in_scope`` or ``out_of_scope:<class>``) of an accepted
+    """``vba/category`` and ``vba/scope`` (``in_scope`` or ``out_of_scope.<class>``) of an accepted
     interpretation; none for another status."""
     body = doc.get("interpretation")
     if not isinstance(body, dict):
@@ -133,9 +134,18 @@ def interpretation_tags(doc: Mapping[str, Any]) -> dict[str, str]:
     in_scope = bool(scope.get("in_scope"))
     out_class = scope.get("out_of_scope_class") or "unclassified"
     return {
-        "vba/category": str(body.get("category")),
-        "vba/scope": "in_scope" if in_scope else f"out_of_scope:{out_class}",
+        "vba/category": tag_value(body.get("category")),
+        "vba/scope": "in_scope" if in_scope else tag_value(f"out_of_scope.{out_class}"),
     }
+
+
+_TAG_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def tag_value(value: object) -> str:
+    """``value`` as a Dagster asset-event tag value: alphanumerics, ``_``, ``-``, ``.`` (others
+    become ``_``), at most 63 characters."""
+    return _TAG_UNSAFE.sub("_", str(value))[:63]
 
 
 @contextmanager
