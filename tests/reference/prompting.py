@@ -35,7 +35,7 @@ def plain_rendering(
     prompt = layout_module._prompt_of(context)
     base_system = layout_module._render_system_pieces(prompts, prompt, spec)
     user = stage_of(context).pieces(context, spec.static_first)
-    return RenderedContext(context, prompts, protocol_version, base_system, user)
+    return RenderedContext(context, prompts, spec, base_system, user)
 
 
 def plain_layout(

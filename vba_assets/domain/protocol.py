@@ -272,6 +272,16 @@ def protocol(version: int) -> ProtocolSpec:
     return spec
 
 
+def resolved(spec: "ProtocolSpec | int") -> ProtocolSpec:
+    """``spec`` itself, or the spec of a version number (:func:`protocol`).
+
+    The builders take the spec a frozen revision resolved once (``FrozenRevision.spec``); a
+    version number (a persisted record's, or a caller's literal) is resolved here, at the
+    boundary, and the spec is passed down from there.
+    """
+    return spec if isinstance(spec, ProtocolSpec) else protocol(spec)
+
+
 def current_protocol() -> ProtocolSpec:
     """The spec a new revision freezes (:data:`CURRENT_PROTOCOL_VERSION`)."""
     return protocol(CURRENT_PROTOCOL_VERSION)

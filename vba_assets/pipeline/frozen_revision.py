@@ -73,9 +73,10 @@ class FrozenRevision:
             return []
         return [CatalogConfig.model_validate(catalog) for catalog in frozen.catalogs]
 
-    @property
+    @cached_property
     def spec(self) -> ProtocolSpec:
-        """The protocol version the revision was started with."""
+        """The protocol the revision was started with, resolved once from its frozen version and
+        passed down to the request builders, validators and the model call."""
         return protocol(self.interpretation.protocol_version)
 
     @cached_property

@@ -16,6 +16,7 @@ from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.call import conversation, judge_reply
 from vba_assets.domain.llm.contract import DispatchRecord, ModelRequest
+from vba_assets.domain.protocol import protocol
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode
 from vba_assets.pipeline.artifacts import (
@@ -108,11 +109,12 @@ def _request_findings(
     """Every attempt's recorded request hashes against the request rebuilt now."""
     findings = []
     base = request.sha256()
+    spec = protocol(request.protocol_version)  # the rebuilt request's, resolved once
     for record in records:
         rejected = [r for r in records if r.outcome == "rejected" and r.attempt < record.attempt]
         if record.base_request_sha256 != base:
             what = f"its stage request ({record.base_request_sha256[:12]} != rebuilt {base[:12]})"
-        elif record.request_sha256 != request.sha256(conversation(request, rejected)):
+        elif record.request_sha256 != request.sha256(conversation(request, rejected, spec)):
             what = "its request with the correction rounds before it"
         else:
             continue

@@ -55,9 +55,7 @@ def plan_request(rev: FrozenRevision) -> BuiltRequest:
     frozen = _resolution(rev)
     case_doc, catalogs = rev.case_doc(), rev.catalogs
     context = plan_stage_context(case_doc, catalogs, frozen.max_searches)
-    request = build_plan_request(
-        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
-    )
+    request = build_plan_request(context, rev.prompts, rev.spec, rev.request_params)
     return request, plan_validator(case_doc, catalogs, frozen.max_searches, rev.spec)
 
 
@@ -67,9 +65,7 @@ def assessment_request(
     """Model call 2's request and validator, for the accepted plan and its candidate index."""
     case_doc = rev.case_doc()
     context = assessment_stage_context(case_doc, plan, index)
-    request = build_assessment_request(
-        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
-    )
+    request = build_assessment_request(context, rev.prompts, rev.spec, rev.request_params)
     return request, assessment_validator(case_doc, plan, index, rev.spec)
 
 
@@ -91,9 +87,7 @@ def interpretation_request(
 ) -> BuiltRequest:
     """Model call 3's request and validator (the resolved prompt when ``resolution`` is set)."""
     context = interpretation_stage(rev, resolution)
-    request = build_interpretation_request(
-        context, rev.prompts, rev.interpretation.protocol_version, rev.request_params
-    )
+    request = build_interpretation_request(context, rev.prompts, rev.spec, rev.request_params)
     return request, interpretation_validator(context, rev.spec)
 
 

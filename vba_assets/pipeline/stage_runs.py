@@ -203,7 +203,14 @@ def _accept(
     recorder = PackageRecorder(env.package, env.layout, stage, items)
     try:
         outcome = run_stage(
-            request, run.provider(), validate, recorder, policy, env.budget, clock=env.clock
+            request,
+            run.provider(),
+            validate,
+            recorder,
+            policy,
+            env.budget,
+            clock=env.clock,
+            spec=rev.spec,
         )
     except ModelError as exc:  # exhaustion, retry pending, provider failure, budget
         retry_at = exc.detail.get("retry_at")

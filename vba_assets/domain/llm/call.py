@@ -128,10 +128,17 @@ def _value_at(data: Any, pointer: str) -> str:
     return text if len(text) <= VALUE_LIMIT else text[: VALUE_LIMIT - 1] + "…"
 
 
-def conversation(request: ModelRequest, rejected: Sequence[DispatchRecord]) -> list[ChatMessage]:
-    """The messages of the next attempt: the request, then one correction round per rejection."""
+def conversation(
+    request: ModelRequest,
+    rejected: Sequence[DispatchRecord],
+    spec: ProtocolSpec | None = None,
+) -> list[ChatMessage]:
+    """The messages of the next attempt: the request, then one correction round per rejection.
+
+    ``spec`` is the request's protocol when the caller has resolved it (else resolved here from
+    the request's ``protocol_version``)."""
     messages = list(request.messages)
-    spec = protocol(request.protocol_version)
+    spec = _spec_of(request, spec)
     for record in rejected:
         reply = record.output_text or record.text or ""
         content = reply if reply.strip() else EMPTY_REPLY_PLACEHOLDER
@@ -176,6 +183,17 @@ _REPLY_FIELDS = {
 }
 
 
+def _spec_of(request: ModelRequest, spec: ProtocolSpec | None) -> ProtocolSpec:
+    """``spec`` (checked against the request's version), or the request's own protocol."""
+    if spec is None:
+        return protocol(request.protocol_version)
+    if spec.version != request.protocol_version:
+        raise ValueError(
+            f"protocol v{spec.version} given for a request of protocol v{request.protocol_version}"
+        )
+    return spec
+
+
 def run_stage(
     request: ModelRequest,
     provider: Provider,
@@ -186,8 +204,12 @@ def run_stage(
     *,
     clock: Callable[[], datetime] = utc_now,
     sleep: Callable[[float], None] = time.sleep,
+    spec: ProtocolSpec | None = None,
 ) -> StageOutcome[Any]:
     """Run one model stage to an accepted, validated reply, recording every attempt.
+
+    ``spec`` is the request's protocol as the caller resolved it (a frozen revision's
+    ``spec``); without it the protocol is resolved once from ``request.protocol_version``.
 
     Raises:
         StageExhausted: ``policy.exhaustion_code`` after ``max_invalid_responses`` invalid replies
@@ -233,12 +255,12 @@ def run_stage(
                 stage, history[-1].attempt, history[-1].retry_at, wait_s, resumed_early=True
             )
 
-    spec = protocol(request.protocol_version)
+    spec = _spec_of(request, spec)
     attempt = next_attempt_number(history)
     faults = 0
     new_records: list[DispatchRecord] = []
     while True:
-        messages = conversation(request, rejected)
+        messages = conversation(request, rejected, spec)
         budget.take(stage, attempt)
         common: dict[str, Any] = {
             "stage": stage,

@@ -42,7 +42,7 @@ from vba_assets.domain.llm.schemas import (
     provider_schema,
     provider_schema_text,
 )
-from vba_assets.domain.protocol import ProtocolVersion, protocol
+from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol, resolved
 
 #: Re-exported: callers import these from here; they are defined in .replies and .records.
 __all__ = [
@@ -174,7 +174,7 @@ def append_block(text: str, block: str) -> str:
 
 def build_request(
     stage: str,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec | int,
     system: str,
     user_content: str,
     output_model: type[BaseModel],
@@ -196,7 +196,7 @@ def build_request(
     The same arguments always give the same request bytes (:meth:`ModelRequest.sha256`), which is
     how a replay rebuilds the requests of a revision frozen at any protocol version.
     """
-    spec = protocol(protocol_version)
+    spec = resolved(spec)
     schema = provider_schema(output_model, dialect=dialect)
     schema_json = provider_schema_text(output_model, dialect=dialect)  # that schema's text
     block = schema_text_block(schema_json)
@@ -207,7 +207,7 @@ def build_request(
         system = append_block(system, block)
     request = ModelRequest(
         stage=stage,
-        protocol_version=protocol_version,
+        protocol_version=spec.version,
         schema_dialect=dialect if spec.native_schema else None,
         system=system,
         messages=(ChatMessage(role="user", content=content),),

@@ -48,7 +48,7 @@ from vba_assets.domain.prompting.render import (
     system_pieces,
 )
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
-from vba_assets.domain.protocol import ProtocolSpec, ProtocolVersion, protocol
+from vba_assets.domain.protocol import ProtocolSpec, protocol, resolved
 from vba_assets.domain.resolution.legacy import plan_output_model
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
@@ -107,7 +107,7 @@ def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
     context = interpretation_stage_context(
         case, ResolutionContext.model_validate(resolution) if resolution else None
     )
-    context = with_protocol(context, spec.version)
+    context = with_protocol(context, spec)
     return ExampleStage(context, interpretation_validator(context, spec))
 
 
@@ -158,6 +158,7 @@ def _render_system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -
         prompts.instruction(prompt).rstrip("\n"),
         prompts.files.get(f"{prompt}.md"),
     )
+    written_for = protocol(prompts.protocol_version)  # the protocol the examples were written for
     examples = [
         part(
             f"example:{example.path.rsplit('/', 1)[-1].removesuffix('.json')}",
@@ -168,7 +169,7 @@ def _render_system_pieces(prompts: PromptSet, prompt: str, spec: ProtocolSpec) -
                 example.title,
                 text_of(
                     render(
-                        example_stage(example, protocol(prompts.protocol_version)).context,
+                        example_stage(example, written_for).context,
                         spec.static_first,
                     )
                 ),
@@ -191,13 +192,13 @@ def _prompt_of(context: BaseModel) -> str:
     raise TypeError(f"not a stage context: {type(context).__name__}")
 
 
-def with_protocol(context: _Context, protocol_version: int) -> _Context:
-    """``context`` as a request of ``protocol_version`` carries it: from protocol v4 an
+def with_protocol(context: _Context, spec: ProtocolSpec | int) -> _Context:
+    """``context`` as a request of protocol ``spec`` carries it: from protocol v4 an
     interpretation context names its protocol (so a local provider answers in that contract)."""
-    if isinstance(context, InterpretationStageContext) and (
-        protocol(protocol_version).complete_interpretation
-    ):
-        return context.model_copy(update={"protocol_version": protocol_version})
+    if isinstance(context, InterpretationStageContext):
+        spec = resolved(spec)
+        if spec.complete_interpretation:
+            return context.model_copy(update={"protocol_version": spec.version})
     return context
 
 
@@ -237,29 +238,26 @@ class RenderedContext(NamedTuple):
 
     context: BaseModel
     prompts: PromptSet
-    protocol_version: ProtocolVersion
+    spec: ProtocolSpec
     base_system: Pieces
     user: Pieces
 
 
-def render_context(
-    context: BaseModel, prompts: PromptSet, protocol_version: ProtocolVersion
-) -> RenderedContext:
+def render_context(context: BaseModel, prompts: PromptSet, spec: ProtocolSpec) -> RenderedContext:
     """The system and user pieces of ``context``'s request (the builder sends their text)."""
-    spec = protocol(protocol_version)
     base_system = _system_pieces(prompts, _prompt_of(context), spec)
     user = stage_of(context).pieces(context, spec.static_first)
-    return RenderedContext(context, prompts, protocol_version, base_system, user)
+    return RenderedContext(context, prompts, spec, base_system, user)
 
 
 def request_layout(
     context: BaseModel,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec,
     schema_json: str,
     dialect: SchemaDialect | None,
 ) -> RequestLayout:
-    return layout_of(render_context(context, prompts, protocol_version), schema_json, dialect)
+    return layout_of(render_context(context, prompts, spec), schema_json, dialect)
 
 
 def layout_of(
@@ -267,7 +265,7 @@ def layout_of(
 ) -> RequestLayout:
     """:func:`request_layout` of a context already rendered."""
     context, base_system, user = rendered.context, rendered.base_system, rendered.user
-    spec = protocol(rendered.protocol_version)
+    spec = rendered.spec
     stage = stage_of(context)
     schema_source = f"{stage.output.__module__.replace('.', '/')}.py#{stage.output.__name__}"
     heading_sha, schema_sha = text_sha256(SCHEMA_HEADING), text_sha256(schema_json)

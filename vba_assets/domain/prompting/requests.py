@@ -61,7 +61,7 @@ from vba_assets.domain.prompting.layout import (
 from vba_assets.domain.prompting.pieces import text_of
 from vba_assets.domain.prompting.prompts import PromptSet
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
-from vba_assets.domain.protocol import ProtocolVersion, protocol
+from vba_assets.domain.protocol import ProtocolSpec, resolved
 from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
@@ -105,16 +105,16 @@ class RequestParams(BaseModel):
 def _request(
     context: BaseModel,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec,
     params: RequestParams,
 ) -> ModelRequest:
-    context = with_protocol(context, protocol_version)
+    context = with_protocol(context, spec)
     output = stage_of(context)
-    model = output_model(context, protocol(protocol_version))
-    rendered = render_context(context, prompts, protocol_version)
+    model = output_model(context, spec)
+    rendered = render_context(context, prompts, spec)
     request = build_request(  # the texts of the pieces; their items are listed only when asked for
         output.stage,
-        protocol_version,
+        spec,
         text_of(rendered.base_system),
         text_of(rendered.user),
         model,
@@ -155,7 +155,7 @@ def _rendered_for(
     rendered = entry[1]
     same = (
         rendered.context == context
-        and rendered.protocol_version == request.protocol_version
+        and rendered.spec.version == request.protocol_version
         and (rendered.prompts is prompts or rendered.prompts == prompts)
     )
     return rendered if same else None
@@ -164,31 +164,31 @@ def _rendered_for(
 def build_plan_request(
     stage_context: PlanStageContext,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec | int,
     params: RequestParams,
 ) -> ModelRequest:
     """Model call 1: propose grounded searches."""
-    return _request(stage_context, prompts, protocol_version, params)
+    return _request(stage_context, prompts, resolved(spec), params)
 
 
 def build_assessment_request(
     stage_context: AssessmentStageContext,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec | int,
     params: RequestParams,
 ) -> ModelRequest:
     """Model call 2: assess every search's candidates."""
-    return _request(stage_context, prompts, protocol_version, params)
+    return _request(stage_context, prompts, resolved(spec), params)
 
 
 def build_interpretation_request(
     stage_context: InterpretationStageContext,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec | int,
     params: RequestParams,
 ) -> ModelRequest:
     """Model call 3: the resolved prompt when ``resolution`` is set, the unresolved one otherwise."""
-    return _request(stage_context, prompts, protocol_version, params)
+    return _request(stage_context, prompts, resolved(spec), params)
 
 
 # --- context items --------------------------------------------------------------------------------
@@ -197,7 +197,7 @@ def build_interpretation_request(
 def request_items(
     stage_context: PlanStageContext | AssessmentStageContext | InterpretationStageContext,
     prompts: PromptSet,
-    protocol_version: ProtocolVersion,
+    spec: ProtocolSpec | int,
     dialect: SchemaDialect = "json_schema",
 ) -> list[ContextItem]:
     """The labelled items the builder assembles this stage's request from, in request order.
@@ -207,10 +207,11 @@ def request_items(
     the structured stage context). Static items carry their sha256 (prompt files from the lock,
     code constants by their text); artifact hashes are left to the reader of the case package.
     """
-    stage_context = with_protocol(stage_context, protocol_version)
-    output = output_model(stage_context, protocol(protocol_version))
+    spec = resolved(spec)
+    stage_context = with_protocol(stage_context, spec)
+    output = output_model(stage_context, spec)
     schema_json = provider_schema_text(output, dialect=dialect)
-    return request_layout(stage_context, prompts, protocol_version, schema_json, dialect).items
+    return request_layout(stage_context, prompts, spec, schema_json, dialect).items
 
 
 _CONTEXTS: dict[str, type[BaseModel]] = {
@@ -239,7 +240,8 @@ def request_items_for(request: ModelRequest, prompts: PromptSet) -> list[Context
     if rendered is not None:  # as built: the same pieces, not rendered again
         layout = layout_of(rendered, schema_json, dialect)
     else:
-        layout = request_layout(context, prompts, request.protocol_version, schema_json, dialect)
+        spec = resolved(request.protocol_version)  # the record's version, resolved once here
+        layout = request_layout(context, prompts, spec, schema_json, dialect)
     if (request.system, request.messages[0].content) != (layout.system, layout.message):
         raise _not_built_here(
             request,
