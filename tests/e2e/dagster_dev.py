@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
+from vba_assets.defs.dev_server import group_members
+
 #: Instance settings for a throwaway DAGSTER_HOME: no telemetry files, no "join the community"
 #: dialog covering the pages the tests read and screenshot.
 QUIET_INSTANCE_YAML = "telemetry:\n  enabled: false\nnux:\n  enabled: false\n"
@@ -63,17 +65,7 @@ def _group_alive(pgid: int) -> bool:
     except PermissionError:
         return True
     # A zombie leader still counts for killpg; look for a live member.
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        state, member_pgid = fields[0], int(fields[2])
-        if member_pgid == pgid and state != "Z":
-            return True
-    return False
+    return bool(group_members(pgid))
 
 
 class DagsterDev:
