@@ -35,6 +35,9 @@ class ProviderSpec:
         input_includes_cached: The usage's input tokens already count the cached ones
             (OpenAI's ``prompt_tokens``); False when cache reads and writes come on top
             (Anthropic's ``input_tokens``).
+        genai_prices_provider: The genai-prices provider id whose list prices a call of it
+            costs when the price table has no row for its model
+            (:mod:`vba_assets.evaluation.pricing`); None: priced by the table only.
     """
 
     name: str
@@ -46,6 +49,7 @@ class ProviderSpec:
     schema_dialect: SchemaDialect = "json_schema"
     format_dialects: tuple[tuple[ResponseFormat, SchemaDialect], ...] = ()
     input_includes_cached: bool = True
+    genai_prices_provider: str | None = None
 
     def dialect_of(self, response_format: ResponseFormat | None) -> SchemaDialect:
         """The schema dialect a revision freezes for ``response_format``."""
@@ -70,6 +74,7 @@ PROVIDERS: dict[str, ProviderSpec] = {
                 ("json_schema", "anthropic_strict"),
             ),
             input_includes_cached=False,
+            genai_prices_provider="anthropic",
         ),
         ProviderSpec(
             "openai_compatible",
@@ -78,6 +83,8 @@ PROVIDERS: dict[str, ProviderSpec] = {
             response_formats=("json_schema", "json_object", "text"),
             requires_base_url=True,
             format_dialects=(("json_schema", "openai_strict"),),
+            # Any server speaking the OpenAI API, often self-hosted: its model names say
+            # nothing of what it bills, so only the price table prices it.
         ),
         ProviderSpec("replay", "resources.llm.replay:ReplayProvider.from_config"),
         ProviderSpec("heuristic", "resources.llm.heuristic:HeuristicProvider.from_config"),

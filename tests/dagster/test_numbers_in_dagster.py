@@ -93,47 +93,80 @@ def test_heuristic_run_records_numeric_usage_vba_tags_and_table_findings(tmp_pat
             ]
 
 
-def _scripted(case_doc: dict) -> ScriptedProvider:
+def _scripted(case_doc: dict, name: str = "scripted") -> ScriptedProvider:
     return ScriptedProvider(
         {
             # one reply that is not JSON (a correction), then a grounded plan
             "resolution_plan": ["not json", plan_reply(case_doc, QUEST)],
             "resolution_assessment": [from_stage_context(assess_exact)],
             "interpretation": [from_stage_context(interpret)],
-        }
+        },
+        name=name,
     )
+
+
+def _scripted_llm(
+    tmp_path: Path, script: str, name: str = "scripted", llm_config: str = ""
+) -> ScriptedLlmResource:
+    """BUG-000020 imported; ``script`` answers its stages (``name``: the provider's name)."""
+    workspace = Workspace(tmp_path / "ws")
+    import_report(workspace, sample_report_path("BUG-000020"))
+    case_doc = workspace.case("BUG-000020").read_json("case.json")
+    SCRIPTS[script] = _scripted(case_doc, name)
+    return ScriptedLlmResource(script=script, llm_config=llm_config)
+
+
+def _materialize(
+    instance: dg.DagsterInstance, project_file: Path, llm: ScriptedLlmResource
+) -> None:
+    result = dg.materialize(
+        GRAPH, partition_key=KEY, resources=resources(project_file, llm), instance=instance
+    )
+    assert result.success
 
 
 def test_tokens_corrections_and_cost_are_summed_from_the_dispatch_records(tmp_path: Path) -> None:
     prices = tmp_path / "prices.toml"
     prices.write_text('[models."vba-heuristic"]\ninput = 3.0\noutput = 15.0\n')
     project_file = _with_operations(embedded_project_file(tmp_path), f'prices = "{prices}"\n')
-    workspace = Workspace(tmp_path / "ws")
-    import_report(workspace, sample_report_path("BUG-000020"))
-    SCRIPTS["usage"] = _scripted(workspace.case("BUG-000020").read_json("case.json"))
-    llm = ScriptedLlmResource(script="usage")
+    llm = _scripted_llm(tmp_path, "usage")
     with dg.instance_for_test() as instance:
         register(instance, "BUG-000020")
-        result = dg.materialize(
-            GRAPH, partition_key=KEY, resources=resources(project_file, llm), instance=instance
-        )
-        assert result.success
+        _materialize(instance, project_file, llm)
         plan = _latest(instance, "resolution_plan").metadata
         # every scripted reply reports 100 input and 50 output tokens
         assert (plan["requests"].value, plan["corrections"].value) == (2, 1)
         assert (plan["input_tokens"].value, plan["output_tokens"].value) == (200, 100)
         assert plan["cost_usd"].value == pytest.approx((200 * 3.0 + 100 * 15.0) / 1e6)
+        assert plan["price_source"].value == plan["total_price_source"].value == "config"
         final = _latest(instance, "interpretation").metadata
         assert (final["requests"].value, final["input_tokens"].value) == (1, 100)
         # a second run reuses every artifact: nothing sent in this run, the revision's totals kept
-        again = dg.materialize(
-            GRAPH, partition_key=KEY, resources=resources(project_file, llm), instance=instance
-        )
-        assert again.success
+        _materialize(instance, project_file, llm)
         plan = _latest(instance, "resolution_plan").metadata
         assert (plan["requests"].value, plan["total_requests"].value) == (0, 2)
-        assert plan["cost_usd"].value == 0.0
+        assert plan["cost_usd"].value == 0.0  # nothing sent: no source priced anything
+        assert "price_source" not in plan and plan["total_price_source"].value == "config"
         assert plan["total_input_tokens"].value == 200
+
+
+def test_a_known_model_is_priced_by_genai_prices_without_a_price_table(tmp_path: Path) -> None:
+    """A revision frozen on Anthropic's claude-sonnet-4-6 (scripted replies, no network) and no
+    ``[operations] prices``: the cost is genai-prices' list price, and the metadata says so."""
+    llm_file = tmp_path / "llm.toml"
+    llm_file.write_text('provider = "anthropic"\nmodel = "claude-sonnet-4-6"\n')
+    project_file = embedded_project_file(tmp_path)
+    llm = _scripted_llm(tmp_path, "listed", name="anthropic", llm_config=str(llm_file))
+    with dg.instance_for_test() as instance:
+        register(instance, "BUG-000020")
+        _materialize(instance, project_file, llm)
+        plan = _latest(instance, "resolution_plan").metadata
+        assert (plan["input_tokens"].value, plan["output_tokens"].value) == (200, 100)
+        # Sonnet 4.6 list price: $3 per million input tokens, $15 per million output tokens
+        assert plan["cost_usd"].value == pytest.approx((200 * 3.0 + 100 * 15.0) / 1e6)
+        assert plan["price_source"].value == "genai-prices 0.2.5"
+        final = _latest(instance, "interpretation").metadata
+        assert final["total_cost_usd"].value == pytest.approx((100 * 3.0 + 50 * 15.0) / 1e6)
 
 
 def test_the_inbox_sensor_and_the_backfill_cli_tag_their_runs(tmp_path: Path) -> None:

@@ -9,9 +9,12 @@ figure is a ``MetadataValue.int``/``float`` of its own, never text. Two sets per
   case cost), including earlier blocked runs.
 
 The token counts are the provider's own (:mod:`vba_assets.pipeline.usage`). The cost is computed
-with the project's price table (``[operations] prices``, the table ``vba eval --prices`` reads) by
-the evaluation's own per-call rule (:func:`vba_assets.evaluation.observing.observe_call`), so a
-Dagster figure and an eval report agree; a model missing from the table gives no cost entry.
+by the evaluation's own per-call rule (:func:`vba_assets.evaluation.observing.observe_call`), so a
+Dagster figure and an eval report agree: the project's price table (``[operations] prices``, the
+table ``vba eval --prices`` reads) when it has the model, else genai-prices' list price for the
+provider and model at the time each request was sent, else no cost entry.
+``price_source`` (``total_price_source``) names the source: ``config`` or ``genai-prices <release>``
+(:mod:`vba_assets.evaluation.pricing`).
 """
 
 from collections.abc import Mapping
@@ -50,15 +53,20 @@ def price_table(path: Path | None) -> dict[str, Price] | None:
     return _PRICES[path]
 
 
-def cost_usd(usage: StageUsage, provider: str, prices: Mapping[str, Price]) -> float | None:
-    """The cost of ``usage``'s attempts in USD, None when a model has no price."""
+def cost_usd(
+    usage: StageUsage, provider: str, prices: Mapping[str, Price] | None
+) -> tuple[float, str | None] | None:
+    """The cost of ``usage``'s attempts in USD and the sources that priced them (sorted, comma
+    separated; None when nothing was sent, which costs 0); None when an attempt has no price."""
     total = 0
-    for record in usage.records:
-        cost = observe_call(record, provider, prices).cost_microusd
-        if cost is None:
+    sources: set[str] = set()
+    for record, sent in zip(usage.records, usage.requested_at, strict=True):
+        call = observe_call(record, provider, prices, sent)
+        if call.cost_microusd is None or call.price_source is None:
             return None
-        total += cost
-    return total / 1_000_000
+        total += call.cost_microusd
+        sources.add(call.price_source)
+    return total / 1_000_000, ", ".join(sorted(sources)) or None
 
 
 def usage_entries(
@@ -71,10 +79,11 @@ def usage_entries(
         if key != "latency_ms"
     }
     entries[f"{prefix}latency_ms"] = dg.MetadataValue.float(float(usage.latency_ms))
-    if prices is not None:
-        cost = cost_usd(usage, provider, prices)
-        if cost is not None:
-            entries[f"{prefix}cost_usd"] = dg.MetadataValue.float(cost)
+    priced = cost_usd(usage, provider, prices)
+    if priced is not None:
+        entries[f"{prefix}cost_usd"] = dg.MetadataValue.float(priced[0])
+        if priced[1] is not None:
+            entries[f"{prefix}price_source"] = dg.MetadataValue.text(priced[1])
     return entries
 
 

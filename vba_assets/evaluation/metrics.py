@@ -95,6 +95,8 @@ class CaseResult:
     #: The report's language and tracker labels (for the per-language and per-tracker tables).
     language: str | None = None
     tracker: str | None = None
+    #: Which sources priced its calls (``config``, ``genai-prices <release>``), sorted.
+    price_sources: tuple[str, ...] = ()
 
 
 def normalize_identity(identity: Identity) -> Identity:
@@ -311,4 +313,5 @@ def score_case(
         error_message=observation.error_message,
         language=case.language,
         tracker=case.tracker,
+        price_sources=tuple(sorted({c.price_source for c in priced if c.price_source})),
     )

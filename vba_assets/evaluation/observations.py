@@ -42,6 +42,9 @@ class ObservedCall:
     cache_write_tokens: int = 0
     #: None without a price for the model.
     cost_microusd: int | None = None
+    #: Which source priced it (:mod:`~vba_assets.evaluation.pricing`): ``config`` or
+    #: ``genai-prices <release>``; None when unpriced.
+    price_source: str | None = None
     #: The finding codes of a rejected reply.
     codes: tuple[str, ...] = ()
 

@@ -4,6 +4,7 @@ captured candidates and verdicts, every dispatch record's tokens and cost, the i
 scope and dates."""
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
@@ -18,6 +19,7 @@ from vba_assets.evaluation.observations import (
     SearchStatus,
     prompt_tokens,
 )
+from vba_assets.evaluation.pricing import CallTokens, call_cost
 from vba_assets.pipeline.artifacts import (
     accepted_doc,
     load_assessment,
@@ -26,6 +28,7 @@ from vba_assets.pipeline.artifacts import (
 )
 from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.recorder import revision_records
+from vba_assets.pipeline.usage import attempt_times
 from vba_assets.provider_registry import PROVIDERS
 from vba_assets.store import CasePackage
 
@@ -35,8 +38,9 @@ def observe_case(
 ) -> CaseObservation:
     """The searches, candidates, verdicts and dispatches a revision has accepted so far."""
     rev = load_frozen(package, revision)
+    times = attempt_times(package.read_events(revision))
     calls = tuple(
-        observe_call(r, rev.interpretation.provider, prices)
+        observe_call(r, rev.interpretation.provider, prices, times.get((r.stage, r.attempt)))
         for r in revision_records(package, rev.layout)
     )
     interpretation = observe_interpretation(accepted_doc(rev, rev.layout.interpretation))
@@ -82,10 +86,18 @@ def observe_case(
 
 
 def observe_call(
-    record: DispatchRecord, frozen_provider: str, prices: Mapping[str, Price] | None = None
+    record: DispatchRecord,
+    frozen_provider: str,
+    prices: Mapping[str, Price] | None = None,
+    requested_at: datetime | None = None,
 ) -> ObservedCall:
     """One dispatch record's tokens (cache reads and writes, prompt tokens counted the way its
-    provider reports them), its cost under ``prices`` and, when rejected, its finding codes."""
+    provider reports them), its cost and, when rejected, its finding codes.
+
+    The cost is the ``prices`` row of the record's model, else genai-prices' list price for its
+    provider at ``requested_at`` (when it was sent; a protocol v1/v2 record holds it itself),
+    else none (:mod:`vba_assets.evaluation.pricing`); ``price_source`` says which.
+    """
     usage = record.usage or TokenUsage()
     provider = frozen_provider if record.provider == "replay" else record.provider
     spec = PROVIDERS.get(provider)
@@ -95,12 +107,14 @@ def observe_call(
         usage.cache_read,
         input_includes_cached=spec.input_includes_cached if spec else True,
     )
-    price = (prices or {}).get(record.model)
-    cost = None
-    if price is not None:
-        cost = price.cost_microusd(
-            prompt, usage.cache_creation or 0, usage.cache_read or 0, usage.output or 0
-        )
+    tokens = CallTokens(prompt, usage.cache_creation or 0, usage.cache_read or 0, usage.output or 0)
+    cost = call_cost(
+        record.model,
+        tokens,
+        prices,
+        spec.genai_prices_provider if spec else None,
+        requested_at or record.started_at,
+    )
     return ObservedCall(
         stage=record.stage,
         outcome=record.outcome,
@@ -109,7 +123,8 @@ def observe_call(
         prompt_tokens=prompt,
         cache_read_tokens=usage.cache_read or 0,
         cache_write_tokens=usage.cache_creation or 0,
-        cost_microusd=cost,
+        cost_microusd=cost.microusd if cost else None,
+        price_source=cost.source if cost else None,
         codes=tuple(issue.code.value for issue in record.issues),
     )
 

@@ -57,7 +57,7 @@ _LABELS = {
     "cache_read_tokens_per_case": "cache-read tokens per case",
     "cache_write_tokens_per_case": "cache-write tokens per case",
     "cache_hit_share": "cache hit share (cache-read / prompt tokens)",
-    "cost_per_case_usd": "cost per case (USD, from the price table)",
+    "cost_per_case_usd": "cost per case (USD, price table or genai-prices)",
 }
 
 
@@ -91,6 +91,11 @@ class EvalReport:
         object.__setattr__(self, "aggregate", total(self.cases))
 
     @property
+    def price_sources(self) -> list[str]:
+        """Every source that priced a call of the run (``config``, ``genai-prices <release>``)."""
+        return sorted({source for case in self.cases for source in case.price_sources})
+
+    @property
     def blocked(self) -> list[CaseResult]:
         """Cases whose import or pipeline raised an error (counted, never dropped)."""
         return [case for case in self.cases if case.error_code is not None]
@@ -113,6 +118,7 @@ class EvalReport:
             "by_tracker": {k: _summary(c) for k, c in by_tracker(self.cases).items()},
             "miss_reasons": miss_counts(self.cases),
             "prices": self.prices,
+            "price_sources": self.price_sources,
             "correction_rates": [
                 {
                     "code": r.code,
@@ -173,7 +179,10 @@ class EvalReport:
             "",
             "Replies rejected for each rule (finding code) over the replies of its stage; a",
             "correction round follows each rejected reply. Prices: "
-            + (f"`{self.prices}`." if self.prices else "none given (`--prices`), cost n/a."),
+            + (f"`{self.prices}`" if self.prices else "no table (`--prices`)")
+            + "; calls priced by "
+            + (", ".join(f"`{s}`" for s in self.price_sources) or "none (cost n/a)")
+            + ".",
             "",
             "| rule | stage | rejected replies | rate |",
             "|---|---|---:|---:|",

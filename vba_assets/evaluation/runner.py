@@ -100,7 +100,8 @@ def run_eval(
         jobs: cases run concurrently in this many threads (each case has its own package and
             lock; results keep the dataset order). With a network provider, mind its rate limits.
         prices: a price table (model name -> :class:`Price`) or a TOML file of one
-            (:func:`load_prices`) for the cost per case; None reports no cost.
+            (:func:`load_prices`) for the cost per case; it overrides genai-prices' list
+            prices (:mod:`vba_assets.evaluation.pricing`), the only ones used when None.
         via: how each case is run (:mod:`vba_assets.evaluation.via`); None is
             :class:`~vba_assets.evaluation.via.TrialPath`, what ``vba trial run`` runs.
 
@@ -338,7 +339,8 @@ def build_parser(prog: str = "vba eval", paths: EvalPaths = CLI_PATHS) -> argpar
     parser.add_argument(
         "--prices",
         help="price table TOML (USD per million tokens per model, config/prices.example.toml) "
-        "for the cost per case",
+        "for the cost per case; it overrides genai-prices' list prices, which price known "
+        "Anthropic models without it",
     )
     return parser
 

@@ -6,10 +6,13 @@ token counts, :class:`~vba_assets.domain.llm.replies.TokenUsage`). ``after_seq``
 attempts logged after an event (those of one run: the caller notes the last ``seq`` before the
 stage runs); 0 means every attempt of the revision. Nothing is estimated: a provider that reports
 no token count adds 0, and a recovered attempt (no timing recorded) adds no latency.
+:func:`attempt_times` says when each attempt was sent (what its list price is looked up at).
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from vba_assets.domain.llm.records import DispatchRecord
 from vba_assets.domain.stages import Stage
@@ -33,6 +36,8 @@ class StageUsage:
     cache_write_tokens: int
     latency_ms: float
     records: tuple[DispatchRecord, ...]
+    #: When each of ``records`` was sent (None: not recorded), in the same order.
+    requested_at: tuple[datetime | None, ...]
 
 
 def last_seq(package: CasePackage, revision: str) -> int:
@@ -54,11 +59,28 @@ def stage_usage(
     by_attempt = {r.attempt: r for r in PackageRecorder(package, layout, stage).records()}
     records = tuple(by_attempt[a] for a in sorted(attempts) if a in by_attempt)
     latency = sum(float(e.get("elapsed_ms", 0.0)) for e in events)
-    return summarize(records, latency)
+    times = attempt_times(events)
+    sent = tuple(times.get((r.stage, r.attempt)) or r.started_at for r in records)
+    return summarize(records, latency, sent)
 
 
-def summarize(records: Sequence[DispatchRecord], latency_ms: float) -> StageUsage:
-    """Sum the provider-reported token counts of ``records``."""
+def attempt_times(events: Sequence[Mapping[str, Any]]) -> dict[tuple[str, int], datetime]:
+    """``(stage, attempt)`` -> when it was sent: its event's ``started_at``, else (a recovered
+    attempt, whose timing was lost) when its event was logged."""
+    times = {}
+    for event in events:
+        if event["event"] in ATTEMPT_EVENTS:
+            moment = event.get("started_at") or event["at"]
+            times[(str(event["stage"]), int(event["attempt"]))] = datetime.fromisoformat(moment)
+    return times
+
+
+def summarize(
+    records: Sequence[DispatchRecord],
+    latency_ms: float,
+    requested_at: Sequence[datetime | None],
+) -> StageUsage:
+    """Sum the provider-reported token counts of ``records`` (sent at ``requested_at``)."""
 
     def total(field: str) -> int:
         return sum(getattr(r.usage, field) or 0 for r in records if r.usage is not None)
@@ -72,4 +94,5 @@ def summarize(records: Sequence[DispatchRecord], latency_ms: float) -> StageUsag
         cache_write_tokens=total("cache_creation"),
         latency_ms=round(float(latency_ms), 3),
         records=tuple(records),
+        requested_at=tuple(requested_at),
     )
