@@ -56,12 +56,16 @@ def test_asset_graph_matches_snapshot() -> None:
 
 #: The operational source assets (not case stages): unpartitioned, observed, not materialized.
 OPERATIONS_ASSETS = {"blocked_revisions"}
+#: Materialized from `vba eval` results, not from a case (tests/dagster/test_eval_quality.py).
+EVALUATION_ASSETS = {"eval_quality"}
 
 
 def test_every_asset_is_partitioned_by_case_revision_with_dagster_conventions() -> None:
     summary = graph_summary()
     assert summary["assets"], "no assets defined"
-    stages = {k: v for k, v in summary["assets"].items() if k not in OPERATIONS_ASSETS}
+    stages = {
+        k: v for k, v in summary["assets"].items() if k not in OPERATIONS_ASSETS | EVALUATION_ASSETS
+    }
     assert set(stages) == {stage.value for stage in stage_code_versions()}
     for key, node in stages.items():
         assert node["partitions"] == "DynamicPartitionsDefinition", key
@@ -85,8 +89,13 @@ def test_code_versions_follow_the_protocol_the_prompts_and_the_stage_code() -> N
         ), name
     repo = defs.get_repository_def()
     for key in repo.asset_graph.get_all_asset_keys():
-        if key.to_user_string() not in OPERATIONS_ASSETS:
+        if key.to_user_string() not in OPERATIONS_ASSETS | EVALUATION_ASSETS:
             assert repo.asset_graph.get(key).code_version == versions[key.to_user_string()]
+    # the evaluation's figures are tied to every stage (the last folds in the others) and more
+    last = versions[list(versions)[-1]]
+    assert repo.asset_graph.get(dg.AssetKey("eval_quality")).code_version.startswith(  # type: ignore[union-attr]
+        f"{last}.eval-"
+    )
 
 
 def test_no_check_requires_its_asset_to_be_materialized() -> None:

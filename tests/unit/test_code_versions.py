@@ -3,6 +3,7 @@
 import dataclasses
 
 from vba_assets.domain.stages import Stage
+from vba_assets.evaluation.code_version import eval_code_version, measured_files
 from vba_assets.pipeline.checks import CheckOutcome
 from vba_assets.pipeline.code_versions import (
     code_fingerprint,
@@ -58,3 +59,16 @@ def test_the_fingerprint_follows_the_project_code_a_stage_names_and_nothing_else
     assert "vba_assets.pipeline.stage_runs.run_plan" not in reached  # another stage
     assert code_fingerprint([run_captures, run_plan]) == code_fingerprint([run_plan, run_captures])
     assert code_fingerprint([run_captures]) != code_fingerprint([run_plan])
+
+
+def test_the_eval_code_version_covers_the_stages_the_heuristic_and_the_metrics() -> None:
+    files = measured_files()
+    for name in (
+        "resources/llm/heuristic.py",
+        "vba_assets/heuristic/planning.py",
+        "vba_assets/evaluation/metrics.py",
+        "vba_assets/evaluation/counts.py",
+    ):
+        assert name in files and files[name].is_file(), name
+    *_, last = stage_code_versions().values()
+    assert eval_code_version().startswith(f"{last}.eval-")

@@ -9,6 +9,7 @@ import dagster as dg
 from vba_assets.defs.alerts import run_failure_alerts
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
+from vba_assets.defs.eval_quality import eval_quality
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.resume import (
     blocked_revisions_asset,
@@ -33,7 +34,7 @@ def build_definitions(
 ) -> dg.Definitions:
     """The project's definitions with the given resources (tests and simulations swap them)."""
     return dg.Definitions(
-        assets=[*ASSETS, blocked_revisions_asset],
+        assets=[*ASSETS, blocked_revisions_asset, eval_quality],
         asset_checks=CHECKS,
         jobs=[interpret_cases_job, resume_blocked_job],
         sensors=[build_inbox_sensor(JOB_NAME), build_resume_sensor(), run_failure_alerts],

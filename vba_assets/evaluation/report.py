@@ -86,6 +86,8 @@ class EvalReport:
     aggregate: Counts = field(init=False)
     #: Where the prices of ``cost_per_case_usd`` came from (a ``--prices`` file name), if any.
     prices: str | None = None
+    #: The code that was measured (:func:`~vba_assets.evaluation.code_version.eval_code_version`).
+    code_version: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "aggregate", total(self.cases))
@@ -111,6 +113,7 @@ class EvalReport:
         """The content of ``results.json``."""
         return {
             "schema_version": RESULTS_SCHEMA_VERSION,
+            "code_version": self.code_version,
             "run": {**asdict(self.run), "catalogs": list(self.run.catalogs)},
             "aggregate": _summary(self.aggregate),
             "by_tag": {tag: _summary(counts) for tag, counts in by_tag(self.cases).items()},
@@ -147,7 +150,8 @@ class EvalReport:
             f"cases, {counts.mentions} mentions ({counts.gold_mentions} with a gold entry). "
             f"Provider `{run.provider}`, model `{run.model}`; k = max_candidates = {k}, "
             f"max_searches = {run.max_searches if run.max_searches is not None else 'n/a'}, "
-            f"snapshot `{run.snapshot_label}`.",
+            f"snapshot `{run.snapshot_label}`."
+            + (f" Code version `{self.code_version}`." if self.code_version else ""),
             "",
             "| metric | value | fraction |",
             "|---|---:|---:|",

@@ -38,6 +38,7 @@ from vba_assets.errors import (
     VbaError,
     exit_code,
 )
+from vba_assets.evaluation.code_version import eval_code_version
 from vba_assets.evaluation.comparison import (
     compare_markdown,
     compare_results,
@@ -140,13 +141,13 @@ def run_eval(
                 table,
                 chosen,
             )
-            return dataclasses.replace(report, prices=label)
+            return dataclasses.replace(report, prices=label, code_version=eval_code_version())
     out = Path(out_dir)
     _claim_out_dir(out, info)
     report = _evaluate(
         dataset, info, llm, project, out / "workspace", progress, jobs, table, chosen
     )
-    report = dataclasses.replace(report, prices=label)
+    report = dataclasses.replace(report, prices=label, code_version=eval_code_version())
     write_results(report, out)
     return report
 
