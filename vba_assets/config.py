@@ -103,7 +103,8 @@ class OperationsConfig(StrictModel):
 
     prices: Path | None = Field(
         default=None,
-        description="A price table (config/prices.example.toml) for the assets' cost_usd metadata.",
+        description="A price table (config/prices.example.toml) for the assets' cost_usd "
+        "metadata; its rows override genai-prices' list prices.",
     )
     alert_webhook_url: str | None = Field(
         default=None,
@@ -111,7 +112,14 @@ class OperationsConfig(StrictModel):
         description="POST each failed run's alert record (JSON) here; the record is always also "
         "written to <workspace>/alerts/.",
     )
-    alert_timeout_s: float = Field(default=5.0, gt=0, le=60)
+    alert_timeout_s: float = Field(default=5.0, gt=0, le=60, description="Per POST attempt.")
+    alert_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=5,
+        description="POST attempts on a network error, 408, 429 or 5xx (backoff 0.5 s doubling; "
+        "all attempts within 30 s).",
+    )
 
 
 class ProjectConfig(StrictModel):

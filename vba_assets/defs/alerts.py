@@ -7,8 +7,13 @@ with their error code (a project error's ``code`` metadata, else the exception's
 failure message and when. The file is created exclusively (hard link of a finished temporary file),
 so a run redelivered to the sensor (a daemon restart before its cursor moved) still has exactly
 one record, and only the evaluation that created it POSTs it to ``[operations]
-alert_webhook_url`` (JSON body, ``alert_timeout_s``). A POST that fails is logged on the sensor's
-tick (UI: Automation, the sensor's ticks) and not retried; the record stays for the operator.
+alert_webhook_url`` (JSON body). The POST is tried ``alert_attempts`` times (default 3) on a
+network error, 408, 429 or 5xx, with 0.5 s, 1 s, 2 s ... between, each attempt bounded by
+``alert_timeout_s`` and all of them by :data:`POST_DEADLINE_S` (the daemon cancels a sensor
+evaluation after 60 s); another 4xx is not retried. Its outcome is added to the record as
+``webhook`` (``delivered`` or ``failed``, each attempt's result; never the URL, which may hold a
+token), and a final failure is also a warning on the sensor's tick (UI: Automation, the sensor's
+ticks). Nothing in the POST raises out of the sensor: the record stays for the operator.
 
 It runs by default (``DefaultSensorStatus.RUNNING``): it only writes into the workspace. Each
 alert is also a warning line of the tick's log.
@@ -17,7 +22,8 @@ alert is also a warning line of the tick's log.
 import json
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +78,24 @@ def alert_record(
     }
 
 
+def _encoded(record: Mapping[str, Any]) -> bytes:
+    return (json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _finished_temp(folder: Path, data: bytes) -> str:
+    """A fsynced temporary file in ``folder`` holding ``data`` (its path)."""
+    fd, tmp = tempfile.mkstemp(prefix=".alert-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
 def write_alert(root: Path, record: Mapping[str, Any]) -> Path | None:
     """Create ``<root>/alerts/<run id>.json``; None if the run already has one (nothing written)."""
     folder = root / ALERTS_DIR
@@ -79,31 +103,66 @@ def write_alert(root: Path, record: Mapping[str, Any]) -> Path | None:
     target = folder / f"{record['run_id']}.json"
     if target.exists():
         return None
-    data = (json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-    fd, tmp = tempfile.mkstemp(prefix=".alert-", dir=folder)
+    tmp = _finished_temp(folder, _encoded(record))
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.link(tmp, target)  # atomic and exclusive: a second writer gets FileExistsError
-        except FileExistsError:
-            return None
+        os.link(tmp, target)  # atomic and exclusive: a second writer gets FileExistsError
+    except FileExistsError:
+        return None
     finally:
         os.unlink(tmp)
     return target
 
 
-def post_alert(url: str, record: Mapping[str, Any], timeout_s: float) -> str | None:
-    """POST the record as JSON; None on a 2xx answer, else why it failed (one line)."""
+def replace_alert(path: Path, record: Mapping[str, Any]) -> None:
+    """Replace the record ``write_alert`` created (by its creator only) atomically."""
+    os.replace(_finished_temp(path.parent, _encoded(record)), path)
+
+
+#: At most this long for every POST attempt of one alert, waits included (seconds).
+POST_DEADLINE_S = 30.0
+#: The wait before the second attempt; it doubles for each further one (seconds).
+FIRST_BACKOFF_S = 0.5
+#: Statuses worth another attempt (the receiver may recover); other 4xx will not.
+RETRIED_STATUSES = frozenset({408, 429})
+
+
+def post_once(url: str, record: Mapping[str, Any], timeout_s: float) -> tuple[str | None, bool]:
+    """One POST: (None, False) on a 2xx answer, else (why it failed, whether to try again)."""
     try:
         response = httpx.post(url, json=dict(record), timeout=timeout_s)
-    except httpx.HTTPError as exc:
-        return f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # never out of the sensor: a bad URL, a refused connection, ...
+        return f"{type(exc).__name__}: {exc}".replace(url, "<alert_webhook_url>"), True
     if response.is_success:
-        return None
-    return f"HTTP {response.status_code}"
+        return None, False
+    status = response.status_code
+    return f"HTTP {status}", status >= 500 or status in RETRIED_STATUSES
+
+
+def post_alert(
+    url: str,
+    record: Mapping[str, Any],
+    timeout_s: float,
+    attempts: int = 3,
+    sleep: Callable[[float], None] = time.sleep,
+) -> dict[str, Any]:
+    """POST the record as JSON, retried with backoff (see the module docstring).
+
+    Returns:
+        ``{"status": "delivered" | "failed", "attempts": [{"attempt", "result"}, ...]}``.
+    """
+    deadline = time.monotonic() + POST_DEADLINE_S
+    tried: list[dict[str, Any]] = []
+    for attempt in range(1, attempts + 1):
+        remaining = deadline - time.monotonic()
+        problem, again = post_once(url, record, max(0.1, min(timeout_s, remaining)))
+        tried.append({"attempt": attempt, "result": problem or "delivered"})
+        if problem is None:
+            return {"status": "delivered", "attempts": tried}
+        wait = FIRST_BACKOFF_S * 2 ** (attempt - 1)
+        if not again or attempt == attempts or time.monotonic() + wait >= deadline:
+            break
+        sleep(wait)
+    return {"status": "failed", "attempts": tried}
 
 
 @dg.run_failure_sensor(
@@ -111,7 +170,8 @@ def post_alert(url: str, record: Mapping[str, Any], timeout_s: float) -> str | N
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Writes one alert record per failed run to `<workspace>/alerts/<run id>.json` "
     "(case, revision, failed step, error code, run id) and, when `[operations] "
-    "alert_webhook_url` is set, POSTs it there once.",
+    "alert_webhook_url` is set, POSTs it there (retried with backoff; the outcome is added to "
+    "the record).",
 )
 def run_failure_alerts(context: dg.RunFailureSensorContext, project: ProjectResource) -> None:
     """One alert per failed run (see the module docstring)."""
@@ -128,8 +188,21 @@ def run_failure_alerts(context: dg.RunFailureSensorContext, project: ProjectReso
         f"run {run.run_id} failed: {record['case']} {record['revision']} step {record['step']} "
         f"{record['code']}; alert {path}"
     )
-    url = config.operations.alert_webhook_url
-    if url:
-        problem = post_alert(url, record, config.operations.alert_timeout_s)
-        if problem:
-            context.log.warning(f"alert webhook POST failed ({problem}); the record is kept")
+    operations = config.operations
+    if operations.alert_webhook_url:
+        outcome = post_alert(
+            operations.alert_webhook_url,
+            record,
+            operations.alert_timeout_s,
+            operations.alert_attempts,
+        )
+        try:
+            replace_alert(path, {**record, "webhook": outcome})
+        except OSError as exc:  # the record without its outcome is still the alert
+            context.log.warning(f"could not add the webhook outcome to {path}: {exc}")
+        if outcome["status"] != "delivered":
+            results = "; ".join(a["result"] for a in outcome["attempts"])
+            context.log.warning(
+                f"alert webhook POST failed after {len(outcome['attempts'])} attempt(s) "
+                f"({results}); the record is kept in {path}"
+            )
