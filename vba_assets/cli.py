@@ -364,7 +364,11 @@ def build_parser() -> argparse.ArgumentParser:
             command.add_argument("--json", action="store_true", help="print them as JSON")
         else:
             command.add_argument("--case-id", required=True)
-            command.add_argument("--llm-config", help="the LLM config the revision started with")
+            command.add_argument(
+                "--llm-config",
+                help="the LLM config the revision started with (default: the heuristic "
+                "baseline, as for `vba trial run`)",
+            )
             command.add_argument("--max-dispatches", type=int, default=6)
 
     revision = sub.add_parser("revision", help="Manage analysis revisions.")

@@ -29,7 +29,9 @@ from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
 
 KEY = "BUG-000020|0001"
-RETRY_AFTER_S = 2.0
+#: Long enough that the "too early" refusals run before it passes on a loaded 2-CPU host (at 2 s,
+#: the Dagster observation and two `vba blocked` calls in between sometimes took longer).
+RETRY_AFTER_S = 6.0
 
 
 def _script(case_doc: dict) -> ScriptedProvider:
@@ -49,11 +51,13 @@ def _script(case_doc: dict) -> ScriptedProvider:
     )
 
 
-def _blocked_case(tmp_path: Path, name: str) -> tuple[Path, Path]:
+def _blocked_case(
+    tmp_path: Path, name: str, provider: str = 'provider = "heuristic"'
+) -> tuple[Path, Path]:
     """Import BUG-000020 and script its stub model as ``SCRIPTS[name]``; returns the configs."""
     project_file = embedded_project_file(tmp_path)
     llm_file = tmp_path / "llm.toml"
-    llm_file.write_text('provider = "heuristic"\n[retry]\nmax_wait_s = 0\n')
+    llm_file.write_text(f"{provider}\n[retry]\nmax_wait_s = 0\n")
     workspace = Workspace(tmp_path / "ws")
     import_report(workspace, sample_report_path("BUG-000020"))
     SCRIPTS[name] = _script(workspace.case("BUG-000020").read_json("case.json"))
@@ -87,6 +91,17 @@ def _block(instance: dg.DagsterInstance, project_file: Path, llm: ScriptedLlmRes
     assert metadata["total_input_tokens"].value == 100
     assert isinstance(metadata["rejected_records"], dg.PathMetadataValue)
     assert isinstance(metadata["detail.wait_s"], dg.FloatMetadataValue)  # a number, not a repr
+
+
+def _block_event(tmp_path: Path) -> dict:
+    """The one ``blocked`` event of BUG-000020's revision 0001."""
+    events = tmp_path / "ws/cases/BUG-000020/analysis/interpretations/0001/events.jsonl"
+    [block] = [
+        json.loads(line)
+        for line in events.read_text().splitlines()
+        if json.loads(line)["event"] == "blocked"
+    ]
+    return block
 
 
 def _wait_for(retry_at: str) -> None:
@@ -139,8 +154,8 @@ def test_vba_blocked_lists_the_case_and_vba_resume_resumes_it_after_retry_at(
 
     provider = SCRIPTS["cli"]
     monkeypatch.setattr(trial, "provider_factory", lambda env, world: lambda: provider)
+    # no --llm-config: the revision started with the default (heuristic) provider
     resume = ["resume", "--project-config", str(project_file), "--case-id", "BUG-000020"]
-    resume += ["--llm-config", str(llm_file)]
     calls = len(provider.calls)
     assert cli.main(resume) == 6  # too early: refused with the time to wait, nothing sent
     assert "wait " in capsys.readouterr().err
@@ -152,6 +167,29 @@ def test_vba_blocked_lists_the_case_and_vba_resume_resumes_it_after_retry_at(
     assert "interpretation" in out
     assert cli.main(["blocked", "--project-config", str(project_file), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+def test_vba_resume_of_another_providers_revision_needs_its_llm_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    anthropic = 'provider = "anthropic"\nmodel = "claude-sonnet-4-6"'
+    project_file, llm_file = _blocked_case(tmp_path, "frozen", anthropic)
+    with dg.instance_for_test() as instance:
+        _block(instance, project_file, _llm("frozen", llm_file))
+    provider = SCRIPTS["frozen"]
+    monkeypatch.setattr(trial, "provider_factory", lambda env, world: lambda: provider)
+    resume = ["resume", "--project-config", str(project_file), "--case-id", "BUG-000020"]
+    calls = len(provider.calls)
+    capsys.readouterr()
+    assert cli.main(resume) == 5  # REVISION_FROZEN, said before the time to wait
+    err = capsys.readouterr().err
+    assert "REVISION_FROZEN" in err and "'anthropic' model 'claude-sonnet-4-6'" in err
+    assert "--llm-config" in err and "wait " not in err
+    assert len(provider.calls) == calls  # nothing sent
+    block = _block_event(tmp_path)
+    _wait_for(block["retry_at"])
+    assert cli.main([*resume, "--llm-config", str(llm_file)]) == 0
+    assert capsys.readouterr().out.startswith("resumed BUG-000020 revision 0001")
 
 
 def test_the_opt_in_sensor_resumes_a_blocked_partition_after_retry_at(tmp_path: Path) -> None:
@@ -166,14 +204,7 @@ def test_the_opt_in_sensor_resumes_a_blocked_partition_after_retry_at(tmp_path: 
             early = sensor(context)
         assert isinstance(early, dg.SkipReason)  # blocked, but retry_at has not passed
         assert "BUG-000020|0001 (LLM_PROVIDER_RETRY_PENDING)" in str(early.skip_message)
-        [block] = [
-            json.loads(line)
-            for line in (tmp_path / "ws/cases/BUG-000020/analysis/interpretations/0001")
-            .joinpath("events.jsonl")
-            .read_text()
-            .splitlines()
-            if json.loads(line)["event"] == "blocked"
-        ]
+        block = _block_event(tmp_path)
         _wait_for(block["retry_at"])
         with dg.build_sensor_context(instance=instance, resources=sensor_resources) as context:
             due = sensor(context)
@@ -218,12 +249,7 @@ def test_through_the_daemon_the_sensor_does_nothing_until_turned_on(
     queued = {"module": "dagster._core.run_coordinator", "class": "QueuedRunCoordinator"}
     with dg.instance_for_test(overrides={"run_coordinator": queued}) as instance:
         _block(instance, project_file, _llm("daemon", llm_file))
-        events = tmp_path / "ws/cases/BUG-000020/analysis/interpretations/0001/events.jsonl"
-        [block] = [
-            json.loads(line)
-            for line in events.read_text().splitlines()
-            if json.loads(line)["event"] == "blocked"
-        ]
+        block = _block_event(tmp_path)
         _wait_for(block["retry_at"])
         target = ModuleTarget(
             module_name="vba_assets.definitions",

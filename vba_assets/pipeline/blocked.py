@@ -20,8 +20,16 @@ from typing import Any
 from vba_assets.config import ProjectConfig
 from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.domain.stages import Stage
-from vba_assets.errors import ErrorCode, InputError, ModelError, ResearchUnavailable, VbaError
-from vba_assets.llm_config import load_llm_config
+from vba_assets.errors import (
+    ErrorCode,
+    InputError,
+    ModelError,
+    ResearchUnavailable,
+    StoreError,
+    VbaError,
+)
+from vba_assets.llm_config import LlmConfig, load_llm_config, model_name
+from vba_assets.pipeline.frozen_revision import load_frozen
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.pipeline.usage import stage_usage
 from vba_assets.store import CasePackage, Workspace
@@ -189,12 +197,18 @@ def resume_blocked(
 ) -> str:
     """``vba resume``: run the stages of the case's blocked revision once its ``retry_at`` passed.
 
+    ``llm_config`` None is the default LLM config, what ``vba trial run`` uses without
+    ``--llm-config`` (the heuristic provider): enough for a revision started with it; one started
+    with another provider or model needs its own config, and is refused with that said.
+
     Refuses (and runs nothing) when the case has no pending block, when the block has no
-    ``retry_at`` (exhausted corrections: a new revision is the answer), or before ``retry_at``
-    (with the time to wait, as the stage itself refuses an early resume). Returns the summary.
+    ``retry_at`` (exhausted corrections: a new revision is the answer), when no ``llm_config``
+    is given for a revision frozen with another provider, or before ``retry_at`` (with the time
+    to wait, as the stage itself refuses an early resume). Returns the summary.
 
     Raises:
         InputError: no blocked revision, or a block that cannot be resumed.
+        StoreError: ``REVISION_FROZEN``: no ``llm_config`` for a non-default provider.
         ModelError, ResearchUnavailable: ``retry_at`` has not passed (``wait_s`` in the detail).
     """
     blocks = blocked_revisions(workspace, case_id)
@@ -209,6 +223,9 @@ def resume_blocked(
             f"review the rejected records ({block.rejected_dir or 'none'}), then "
             f"`vba revision new --case-id {case_id}`",
         )
+    llm = load_llm_config(Path(llm_config) if llm_config else None)
+    if llm_config is None:
+        _refuse_default_for_another_provider(workspace.case(case_id), block.revision, llm)
     if not block.due(now):
         research = block.code == ErrorCode.RESEARCH_UNAVAILABLE.value
         error: type[VbaError] = ResearchUnavailable if research else ModelError
@@ -224,11 +241,28 @@ def resume_blocked(
         case_id,
         block.revision,
         project,
-        load_llm_config(Path(llm_config) if llm_config else None),
+        llm,
         stop_after="interpretation",
         max_dispatches=max_dispatches,
         clock=clock,
     )
     return "\n".join(
         [f"resumed {case_id} revision {block.revision} at {block.stage}", *report.lines()]
+    )
+
+
+def _refuse_default_for_another_provider(
+    package: CasePackage, revision: str, default: LlmConfig
+) -> None:
+    """Without ``--llm-config`` only a revision frozen with the default provider resumes."""
+    frozen = load_frozen(package, revision).interpretation
+    if (frozen.provider, frozen.model) == (default.provider, model_name(default)):
+        return
+    raise StoreError(
+        ErrorCode.REVISION_FROZEN,
+        f"{package.case_id} revision {revision} was started with provider {frozen.provider!r} "
+        f"model {frozen.model!r}; resume it with `--llm-config` naming that LLM config (without "
+        f"it: the default provider {default.provider!r})",
+        case_id=package.case_id,
+        revision=revision,
     )
