@@ -16,6 +16,7 @@ from tests.pipeline.support import QUEST, assess_exact, interpret, plan_reply
 from vba_assets.defs.backfill import backfill_command, backfill_tags
 from vba_assets.defs.sensors import build_inbox_sensor
 from vba_assets.defs.usage import USAGE_KEYS
+from vba_assets.evaluation.observing import observe_case
 from vba_assets.intake import import_report
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
@@ -167,6 +168,13 @@ def test_a_known_model_is_priced_by_genai_prices_without_a_price_table(tmp_path:
         assert plan["price_source"].value == "genai-prices 0.2.5"
         final = _latest(instance, "interpretation").metadata
         assert final["total_cost_usd"].value == pytest.approx((100 * 3.0 + 50 * 15.0) / 1e6)
+        dagster_total = sum(
+            _latest(instance, a).metadata["total_cost_usd"].value for a in MODEL_ASSETS
+        )
+    # vba eval reads the same revision to the same cost (one pricing rule)
+    observed = observe_case(Workspace(tmp_path / "ws").case("BUG-000020"), "0001")
+    assert {c.price_source for c in observed.calls} == {"genai-prices 0.2.5"}
+    assert sum(c.cost_microusd or 0 for c in observed.calls) == round(dagster_total * 1e6)
 
 
 def test_the_inbox_sensor_and_the_backfill_cli_tag_their_runs(tmp_path: Path) -> None:
