@@ -9,6 +9,7 @@ __all__ = [
     "concurrency",
     "dev_server",
     "eval_job",
+    "eval_quality",
     "failures",
     "inbox",
     "instance_storage",

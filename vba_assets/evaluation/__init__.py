@@ -8,7 +8,9 @@
   :func:`~vba_assets.evaluation.runner.main`, the command line;
 * :mod:`.via`: how each case runs (``--via``): the :class:`~.via.EvalPath` strategy, its CLI
   implementation (``run_trial``); the Dagster one is ``vba_assets.defs.eval_job``;
-* :mod:`.observing`: reads an evaluated revision into an observation (IO);
+* :mod:`.observing`: reads an evaluated revision into an observation (IO), and
+  :mod:`.pricing`: what one call costs (the price table, else genai-prices' list price);
+* :mod:`.code_version`: the code an evaluation measured (``results.json`` ``code_version``);
 * :mod:`.report`: ``results.json`` and ``results.md``;
 * :mod:`.comparison`: the committed baseline and ``vba eval --compare``;
 * :mod:`.search_key_parity`: how far the SQLite search key agrees with a MariaDB collation,
