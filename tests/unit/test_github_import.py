@@ -91,7 +91,7 @@ def test_the_label_filter_counts_what_it_skips(
     assert out["skipped_by_reason"] == {"label_filter": 1, "pull_request": 1}
 
 
-def test_an_edited_issue_is_refused_alone_and_nothing_of_its_case_changes(
+def test_an_edited_issue_is_a_new_report_version_and_nothing_of_its_case_changes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     workspace = tmp_path / "ws"
@@ -103,13 +103,33 @@ def test_an_edited_issue_is_refused_alone_and_nothing_of_its_case_changes(
     capsys.readouterr()
     code, out = run(capsys, "--workspace", str(workspace), "--github-issues",
                     write(tmp_path / "edited.json", edited))  # fmt: skip
-    assert code == 2
-    assert [(r["case_id"], r["code"]) for r in out["refused"]] == [
-        (case_id(43), "CASE_ALREADY_IMPORTED")
-    ]
+    assert code == 0 and out["refused"] == []
+    assert [(r["case_id"], r["status"], r["report_version"], r["revision"]) for r in out["revised"]]\
+        == [(case_id(43), "revised", "0002", "0002")]  # fmt: skip
     assert [item["number"] for item in out["imported"]] == [41, 44]  # the others still import
+    assert [item["status"] for item in out["imported"]] == ["imported", "imported"]
     after = snapshot(workspace)
-    assert {k: v for k, v in after.items() if case_id(43) in k} == before
+    assert {k: v for k, v in after.items() if k in before} == before  # nothing rewritten
+    added = sorted(
+        k.split(case_id(43) + "/", 1)[1] for k in after if case_id(43) in k and k not in before
+    )
+    assert added == [
+        "analysis/interpretations/.lock",
+        "analysis/interpretations/0002/events.jsonl",
+        "reports/0002/case.json",
+        "reports/0002/report/report.json",
+        "reports/0002/version.json",
+    ]
+    version = json.loads(after[f"cases/{case_id(43)}/reports/0002/case.json"])
+    assert version["sources"][1]["text"] == "Now with a body."
+    assert main(["verify", "--workspace", str(workspace)]) == 0
+    capsys.readouterr()
+    # the same edited export again: unchanged, nothing written
+    code, out = run(capsys, "--workspace", str(workspace), "--github-issues",
+                    write(tmp_path / "edited.json", edited))  # fmt: skip
+    assert code == 0 and out["revised"] == [] and len(out["unchanged"]) == 3
+    assert {item["status"] for item in out["unchanged"]} == {"unchanged"}
+    assert snapshot(workspace) == after
 
 
 @pytest.mark.parametrize(

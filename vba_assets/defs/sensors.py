@@ -26,16 +26,18 @@ def workspace_partitions(workspace: Workspace) -> list[tuple[str, str, bool]]:
     """``(case, revision, started)`` for every existing revision of every imported case.
 
     A case counts once its ``package.json`` exists (import writes it last). A newly imported case
-    has no revision yet: its first revision is ``0001``, which starts by itself. Later revisions
-    exist once ``vba revision new`` created them; one is started once its frozen ``input.json``
-    exists. Nothing else is a partition: no case gains a revision another case got.
+    has no revision yet: its first revision is ``0001``, which starts by itself (and is always a
+    partition, also when an edited report's revision ``0002`` came before it started). Later
+    revisions exist once ``vba revision new`` or a new report version created them; one is
+    started once its frozen ``input.json`` exists. Nothing else is a partition: no case gains a
+    revision another case got.
     """
     partitions = []
     for case_id in workspace.case_ids():
         package = workspace.case(case_id)
         if not package.exists("package.json"):
             continue  # an import in progress, or one that crashed before finishing
-        for revision in package.revisions() or [FIRST_REVISION]:
+        for revision in sorted({FIRST_REVISION, *package.revisions()}):
             started = package.exists(f"{package.revision_dir(revision)}/input.json")
             partitions.append((case_id, revision, started))
     return partitions

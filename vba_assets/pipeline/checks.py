@@ -31,7 +31,7 @@ from vba_assets.pipeline.artifacts import (
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.stage_requests import interpretation_context, interpretation_stage
-from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
+from vba_assets.store.layout import version_record
 
 #: What every capture's SQL must look like: a parameterized LIKE with an escape clause and a limit.
 _CAPTURE_SQL = re.compile(
@@ -94,25 +94,27 @@ def _resolution_skip(rev: FrozenRevision) -> CheckOutcome | None:
 
 
 def check_case_sources(rev: FrozenRevision) -> CheckOutcome:
-    """case.json is canonical, matches its package record, and has a readable source."""
-    package = rev.package
-    actual = package.artifact_ref(CASE_JSON).sha256
+    """The revision's case.json is canonical, matches the record of its report version
+    (``package.json``, or ``reports/<VVVV>/version.json``), and has a readable source."""
+    package, relpath = rev.package, rev.case_relpath
+    actual = package.artifact_ref(relpath).sha256
     case_doc = rev.case_doc()  # refuses non-canonical bytes
-    recorded = package.read_json(PACKAGE_JSON).get("case_json_sha256")
+    record = version_record(rev.report_version)
+    recorded = package.read_json(record).get("case_json_sha256")
     findings = []
     if recorded != actual:
         findings.append(
             Finding(
                 code=ErrorCode.CASE_HASH_MISMATCH,
-                artifact=CASE_JSON,
-                message=f"package.json records case.json sha256 {recorded}, the file has {actual}",
+                artifact=relpath,
+                message=f"{record} records {relpath} sha256 {recorded}, the file has {actual}",
             )
         )
     if not any(s.get("readable") for s in case_doc.get("sources", [])):
         findings.append(
             Finding(
                 code=ErrorCode.CASE_NO_READABLE_SOURCE,
-                artifact=CASE_JSON,
+                artifact=relpath,
                 message="no source is readable by the model",
             )
         )

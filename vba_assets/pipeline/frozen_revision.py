@@ -19,7 +19,8 @@ from vba_assets.domain.prompting.requests import RequestParams
 from vba_assets.domain.protocol import ProtocolSpec, protocol
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store import CasePackage
-from vba_assets.store.layout import CASE_JSON, RevisionLayout
+from vba_assets.store.layout import RevisionLayout
+from vba_assets.store.versions import revision_case_json, revision_report_version
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -94,8 +95,18 @@ class FrozenRevision:
             dialect=frozen.schema_dialect,
         )
 
+    @cached_property
+    def report_version(self) -> str:
+        """The report version this revision freezes (its ``created`` event; ``0001`` without)."""
+        return revision_report_version(self.package, self.revision)
+
+    @cached_property
+    def case_relpath(self) -> str:
+        """The ``case.json`` of that version: ``case.json`` or ``reports/<VVVV>/case.json``."""
+        return revision_case_json(self.package, self.revision)
+
     def case_doc(self) -> dict[str, Any]:
-        doc: dict[str, Any] = self.package.read_json(CASE_JSON)
+        doc: dict[str, Any] = self.package.read_json(self.case_relpath)
         return doc
 
 

@@ -21,6 +21,7 @@ from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
 from vba_assets.store import ArtifactRef, CasePackage
 from vba_assets.store.layout import CASE_JSON, RevisionLayout
+from vba_assets.store.versions import revision_case_json
 
 _RECORD_NAME = re.compile(r"^(?P<stage>[a-z_]+)-(?P<attempt>[0-9]+)\.json$")
 
@@ -40,6 +41,14 @@ class PackageRecorder:
         self.layout = layout
         self.stage = stage
         self.items = items
+        self._case_relpath: str | None = None
+
+    @property
+    def case_relpath(self) -> str:
+        """The revision's ``case.json`` (``reports/<VVVV>/case.json`` for a later version)."""
+        if self._case_relpath is None:
+            self._case_relpath = revision_case_json(self.package, self.layout.revision)
+        return self._case_relpath
 
     def record(self, record: DispatchRecord, timing: DispatchTiming) -> None:
         """Publish one attempt: its record, its rejected record, its manifest, then its event.
@@ -140,11 +149,22 @@ class PackageRecorder:
         rounds = correction_items(
             rejected, self.layout.relative(self.layout.rejected_dir(self.stage))
         )
+        if self.case_relpath != CASE_JSON:  # name the version's file: the manifest says what it is
+            items = [
+                item.model_copy(
+                    update={"source": self.case_relpath + item.source[len(CASE_JSON) :]}
+                )
+                if item.artifact == CASE_JSON
+                else item
+                for item in items
+            ]
         return manifest_for_record(record, [*items, *rounds], self._artifact_sha256)
 
     def _artifact_sha256(self, artifact: str) -> str | None:
         """sha256 of a package artifact named as in ``ContextItem.source`` (None if absent)."""
-        if artifact != CASE_JSON:
+        if artifact in (CASE_JSON, self.case_relpath):  # the revision's own case.json
+            artifact = self.case_relpath
+        else:
             artifact = f"{self.layout.dir}/{artifact}"
         try:
             exists = self.package.exists(artifact)

@@ -27,7 +27,13 @@ from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreE
 from vba_assets.llm_config import LlmConfig, model_name, schema_dialect
 from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.store import CasePackage
-from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON, RevisionLayout
+from vba_assets.store.layout import (
+    FIRST_REPORT_VERSION,
+    PACKAGE_JSON,
+    RevisionLayout,
+    version_record,
+)
+from vba_assets.store.versions import REPORT_VERSION_FIELD
 
 #: ARCHITECTURE 9: a DB outage may be resumed no earlier than this.
 RESEARCH_RETRY_DELAY = timedelta(seconds=60)
@@ -88,17 +94,21 @@ def freeze_revision(
 def started_fields(rev: FrozenRevision) -> dict[str, object]:
     """The ``started`` event of a frozen revision: both inputs and ``package.json`` by sha256."""
     package, layout = rev.package, rev.layout
-    return {
+    fields: dict[str, object] = {
         "input": layout.input,
         "case_sha256": rev.interpretation.case_sha256,
         "input_sha256": package.artifact_ref(layout.input).sha256,
         "resolution_input_sha256": package.artifact_ref(layout.er_input).sha256,
         "package_sha256": package.artifact_ref(PACKAGE_JSON).sha256,
     }
+    if rev.report_version != FIRST_REPORT_VERSION:  # the chained line binds the version too
+        fields[REPORT_VERSION_FIELD] = rev.report_version
+        fields["version_sha256"] = package.artifact_ref(version_record(rev.report_version)).sha256
+    return fields
 
 
 def _interpretation_input(env: RevisionEnv) -> InterpretationInput:
-    case_doc = env.package.read_json(CASE_JSON)
+    case_doc = env.package.read_json(env.frozen().case_relpath)
     resolution = env.project.entity_resolution
     return InterpretationInput(
         case_id=env.package.case_id,

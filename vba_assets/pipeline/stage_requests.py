@@ -34,7 +34,6 @@ from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.pipeline.artifacts import load_candidate_index, load_plan, load_resolution_context
 from vba_assets.pipeline.frozen_revision import FrozenRevision
-from vba_assets.store.layout import CASE_JSON
 
 Validate = Callable[[Any], Any]
 BuiltRequest = tuple[ModelRequest, Validate]
@@ -113,7 +112,7 @@ def interpretation_context(rev: FrozenRevision) -> ResolutionContext | None:
 #: The files a stage's request is built from (its request is a pure function of their bytes).
 def _request_inputs(rev: FrozenRevision, stage: Stage) -> tuple[str, ...]:
     layout = rev.layout
-    frozen = (CASE_JSON, layout.input, layout.er_input)
+    frozen = (rev.case_relpath, layout.input, layout.er_input)
     if stage is Stage.RESOLUTION_PLAN:
         return frozen
     if stage is Stage.RESOLUTION_ASSESSMENT:

@@ -54,7 +54,7 @@ from vba_assets.pipeline.stage_requests import (
     interpretation_context,
     rebuild_request,
 )
-from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
+from vba_assets.store.layout import CASE_JSON, version_record
 
 __all__ = ["DISABLED_REASON"]
 
@@ -231,11 +231,13 @@ def _accept(
 
 
 def run_case(run: StageRun) -> StageResult:
-    """``case.json`` as imported (read only: the CaseBuilder ran at import)."""
+    """The revision's ``case.json`` as imported (read only: the CaseBuilder ran at import): the
+    top-level one, or ``reports/<VVVV>/case.json`` for a revision of a later report version."""
     package = run.env.package
-    ref = package.artifact_ref(CASE_JSON)
-    case_doc = package.read_json(CASE_JSON)  # refuses a non-canonical (edited) case.json
-    package.read_json(PACKAGE_JSON)
+    relpath = run.frozen().case_relpath
+    ref = package.artifact_ref(relpath)
+    case_doc = package.read_json(relpath)  # refuses a non-canonical (edited) case.json
+    package.read_json(version_record(run.frozen().report_version))
     sources = case_doc.get("sources", [])
     readable = [s["alias"] for s in sources if s.get("readable")]
     metadata = {
@@ -244,7 +246,9 @@ def run_case(run: StageRun) -> StageResult:
         "sources": len(sources),
         "readable_sources": ", ".join(readable) or "none",
     }
-    return StageResult(Stage.CASE, CASE_JSON, ref.sha256, True, "accepted", metadata)
+    if relpath != CASE_JSON:
+        metadata["report_version"] = run.frozen().report_version
+    return StageResult(Stage.CASE, relpath, ref.sha256, True, "accepted", metadata)
 
 
 # --- model call 1 -------------------------------------------------------------------------------

@@ -134,8 +134,12 @@ def verify_revision(
     rev = load_frozen(package, revision)
     report = ReplayReport(package.case_id, revision)
     layout = rev.layout
-    if not package.exists(CASE_JSON) or not package.path(layout.dir).is_dir():
-        missing = CASE_JSON if not package.exists(CASE_JSON) else layout.dir
+    try:
+        case_relpath = rev.case_relpath  # the revision's report version's case.json
+    except VbaError:  # an unreadable log: the accounting below says so
+        case_relpath = CASE_JSON
+    if not package.exists(case_relpath) or not package.path(layout.dir).is_dir():
+        missing = case_relpath if not package.exists(case_relpath) else layout.dir
         report.findings.append(
             Finding(
                 code=ErrorCode.ARTIFACT_MISSING,

@@ -2,7 +2,9 @@
 
 ```
 <workspace>/cases/<CASE-ID>/
-  package.json  report/...  case.json
+  package.json  report/...  case.json         report version 0001 (the first import)
+  reports/<VVVV>/                             report version VVVV >= 0002 (an edited issue)
+    report/...  case.json  version.json       version.json written last (it completes the version)
   analysis/interpretations/<NNNN>/            RevisionLayout.dir
     input.json  events.jsonl  interpretation.json
     dispatches/interpretation-<n>.json (+ .manifest.json)   rejected/interpretation-<n>.json
@@ -27,6 +29,36 @@ REPORT_DIR = "report"
 INTERPRETATIONS_DIR = "analysis/interpretations"
 EVENTS_FILE = "events.jsonl"
 MANIFEST_SUFFIX = ".manifest.json"
+#: Report versions after the first: ``reports/<VVVV>/`` (version 0001 is the top-level files).
+REPORTS_DIR = "reports"
+VERSION_FILE = "version.json"
+#: The first report version: ``package.json``, ``report/...`` and ``case.json`` as imported.
+FIRST_REPORT_VERSION = "0001"
+
+
+def case_json(version: str) -> str:
+    """The ``case.json`` of report version ``version`` (``case.json`` for ``0001``, else
+    ``reports/<VVVV>/case.json``): the one place every reader of a case's case.json asks."""
+    validate_revision(version)  # a version number has a revision's syntax: NNNN
+    return CASE_JSON if version == FIRST_REPORT_VERSION else f"{version_dir(version)}/{CASE_JSON}"
+
+
+def version_dir(version: str) -> str:
+    """``reports/<VVVV>`` (``""``, the package root, for ``0001``)."""
+    validate_revision(version)
+    return "" if version == FIRST_REPORT_VERSION else f"{REPORTS_DIR}/{version}"
+
+
+def version_report_dir(version: str) -> str:
+    """Where the raw report files of ``version`` are kept (``report`` for ``0001``)."""
+    folder = version_dir(version)
+    return f"{folder}/{REPORT_DIR}" if folder else REPORT_DIR
+
+
+def version_record(version: str) -> str:
+    """The record of ``version``: ``package.json`` for ``0001``, else its ``version.json``."""
+    folder = version_dir(version)
+    return f"{folder}/{VERSION_FILE}" if folder else PACKAGE_JSON
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,16 @@ from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError, StoreError
 from vba_assets.store import events as event_log
+from vba_assets.store import versions
 from vba_assets.store.atomic import remove_stale_temps
 from vba_assets.store.batch import PublicationBatch
-from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, REPORT_DIR, RevisionLayout
+from vba_assets.store.layout import (
+    EVENTS_FILE,
+    FIRST_REPORT_VERSION,
+    INTERPRETATIONS_DIR,
+    REPORT_DIR,
+    RevisionLayout,
+)
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
 from vba_assets.store.verify import verify_package
@@ -331,7 +338,9 @@ class CasePackage:
         )
         with self._holding(held):
             self._batch.settle()  # its own queued temp files are not stale
-            remove_stale_temps(self.root, below=("", REPORT_DIR))
+            remove_stale_temps(
+                self.root, below=("", REPORT_DIR, *versions.version_folders(self.root))
+            )
             yield held
 
     @contextmanager
@@ -356,18 +365,36 @@ class CasePackage:
         """Where a new folder's entry waits for :meth:`flush`."""
         return self._batch.pending_dirs
 
-    def new_revision(self, reason: str) -> str:
+    def new_revision(self, reason: str, report_version: str | None = None) -> str:
         """Create the next revision of this case (event ``created``) and return its number.
+
+        The revision freezes ``report_version`` (default: the newest complete report version,
+        :mod:`vba_assets.store.versions`); the event names it only when it is not ``0001``, so a
+        case without later versions logs exactly what it logged before versions existed. A
+        revision of a later version is numbered ``0002`` at least: ``0001`` always freezes the
+        first import (it starts by itself, and may be queued already).
 
         Numbering holds a case-level lock, so two concurrent calls never get the same number
         (the second fails fast with ``REVISION_LOCKED``).
+
+        Raises:
+            StoreError: ``ARTIFACT_MISSING`` for a version that is not complete.
         """
+        if report_version is None:  # a package without an import record has only 0001
+            report_version = (versions.report_versions(self) or [FIRST_REPORT_VERSION])[-1]
+        elif report_version != FIRST_REPORT_VERSION:
+            versions.require_version(self, report_version)
+        fields: dict[str, object] = {"reason": reason}
+        if report_version != FIRST_REPORT_VERSION:
+            fields[versions.REPORT_VERSION_FIELD] = report_version
         lock_path = self.root / INTERPRETATIONS_DIR / LOCK_FILE
         held = acquire_revision_lock(lock_path, self.case_id, "<numbering>", self.clock)
         try:
             existing = self.revisions()
+            if report_version != FIRST_REPORT_VERSION:
+                existing = sorted({FIRST_REPORT_VERSION, *existing})
             revision = format_revision(int(existing[-1]) + 1 if existing else 1)
-            self.append_event(revision, "created", reason=reason)
+            self.append_event(revision, "created", **fields)
             return revision
         finally:
             held.release()

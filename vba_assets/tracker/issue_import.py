@@ -7,9 +7,11 @@ own issue object has a ``comments`` *count*, so the comments cannot live inside 
 
 Each issue is mapped (:func:`vba_assets.tracker.github_issues.map_issue`) and imported with
 :func:`vba_assets.intake.import_report_json`: a new case is written, the same report again is a
-byte-identical no-op, a different report for an existing case is refused
-(``CASE_ALREADY_IMPORTED``: report versions for edited issues are not built yet) and listed,
-while the other issues still import. Skipped items (pull requests, outside the label filter,
+byte-identical no-op, an edited issue (same repository and number, changed title, body or
+comments) becomes a new report version of its case and a new revision that freezes it
+(:mod:`vba_assets.intake_versions`), one whose labels or ``updated_at`` alone changed is
+unchanged, and anything else refused is listed while the other issues still import. Each case's
+outcome says which (``status``: ``imported``, ``revised`` or ``unchanged``). Skipped items (pull requests, outside the label filter,
 not a valid issue) are counted by reason.
 """
 
@@ -48,6 +50,7 @@ class IssueImport:
     """What one import of GitHub issues did, item by item."""
 
     imported: list[tuple[MappedIssue, ImportResult]] = field(default_factory=list)
+    revised: list[tuple[MappedIssue, ImportResult]] = field(default_factory=list)
     unchanged: list[tuple[MappedIssue, ImportResult]] = field(default_factory=list)
     skipped: list[SkippedIssue] = field(default_factory=list)
     refused: list[RefusedIssue] = field(default_factory=list)
@@ -58,6 +61,9 @@ class IssueImport:
     def to_json(self) -> dict[str, Any]:
         def case(mapped: MappedIssue, result: ImportResult) -> dict[str, Any]:
             return {
+                "status": result.status,
+                "report_version": result.report_version,
+                "revision": result.revision,
                 "case_id": result.case_id,
                 "repository": mapped.repository,
                 "number": mapped.number,
@@ -69,6 +75,7 @@ class IssueImport:
 
         return {
             "imported": [case(*pair) for pair in self.imported],
+            "revised": [case(*pair) for pair in self.revised],
             "unchanged": [case(*pair) for pair in self.unchanged],
             "skipped": [
                 {"number": s.number, "reason": s.reason.value, "detail": s.detail}
@@ -90,12 +97,18 @@ class IssueImport:
         out = [
             f"{r.case_id}: imported issue #{m.number} ({m.repository})" for m, r in self.imported
         ]
+        out += [
+            f"{r.case_id}: revised issue #{m.number}: report version {r.report_version}, "
+            f"revision {r.revision}"
+            for m, r in self.revised
+        ]
         out += [f"{r.case_id}: unchanged issue #{m.number}" for m, r in self.unchanged]
         out += [f"#{s.number}: skipped ({s.reason.value}): {s.detail}" for s in self.skipped]
         out += [f"{r.case_id}: refused ({r.code.value}): {r.message}" for r in self.refused]
         reasons = ", ".join(f"{k} {v}" for k, v in self.skipped_by_reason().items()) or "none"
         out.append(
-            f"github issues: {len(self.imported)} imported, {len(self.unchanged)} unchanged, "
+            f"github issues: {len(self.imported)} imported, {len(self.revised)} revised, "
+            f"{len(self.unchanged)} unchanged, "
             f"{len(self.skipped)} skipped ({reasons}), {len(self.refused)} refused"
         )
         return out
@@ -169,5 +182,7 @@ def import_github_issues(
                 RefusedIssue(mapped.case_id, mapped.number, error.code, error.message)
             )
             continue
-        (outcome.imported if result.created else outcome.unchanged).append((mapped, result))
+        {"imported": outcome.imported, "revised": outcome.revised, "unchanged": outcome.unchanged}[
+            result.status
+        ].append((mapped, result))
     return outcome

@@ -5,8 +5,15 @@ from vba_assets.domain.case.ids import validate_revision
 from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.pipeline.integrity.ledger import Ledger, safely
+from vba_assets.pipeline.integrity.versions import account_versions
 from vba_assets.store import CasePackage
-from vba_assets.store.layout import CASE_JSON, INTERPRETATIONS_DIR, PACKAGE_JSON, REPORT_DIR
+from vba_assets.store.layout import (
+    CASE_JSON,
+    INTERPRETATIONS_DIR,
+    PACKAGE_JSON,
+    REPORT_DIR,
+    REPORTS_DIR,
+)
 
 
 def account_package(package: CasePackage) -> list[Finding]:
@@ -15,6 +22,7 @@ def account_package(package: CasePackage) -> list[Finding]:
     ledger = Ledger(package)
     files = package.list_dir("", recursive=True)
     safely(ledger, PACKAGE_JSON, lambda: _account_import(ledger, files))
+    safely(ledger, REPORTS_DIR, lambda: account_versions(ledger, files))
     for relpath in files:
         if relpath in ledger.accounted or revision_of(relpath) is not None:
             continue
@@ -22,7 +30,8 @@ def account_package(package: CasePackage) -> list[Finding]:
             ErrorCode.PACKAGE_UNREFERENCED_FILE,
             relpath,
             "no record of the package accounts for this file (package.json lists the imported "
-            "files; revisions live in analysis/interpretations/<NNNN>/)",
+            "files, reports/<VVVV>/version.json those of a later report version; revisions live "
+            "in analysis/interpretations/<NNNN>/)",
         )
     return ledger.findings
 

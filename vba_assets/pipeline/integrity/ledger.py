@@ -96,6 +96,8 @@ class Revision:
     layout: RevisionLayout
     files: set[str]
     log: EventLog | None = None
+    #: The report version the revision freezes (its ``created`` event; ``0001`` without).
+    report_version: str = "0001"
     frozen: InterpretationInput | None = None
     spec: ProtocolSpec | None = None
     resolution: ResolutionInput | None = None

@@ -19,7 +19,14 @@ from vba_assets.pipeline.integrity.dispatches import account_dispatches
 from vba_assets.pipeline.integrity.ledger import Ledger, Revision, safely
 from vba_assets.store import CasePackage
 from vba_assets.store.events import parse_event_log
-from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON, RevisionLayout
+from vba_assets.store.layout import (
+    FIRST_REPORT_VERSION,
+    PACKAGE_JSON,
+    RevisionLayout,
+    case_json,
+    version_record,
+)
+from vba_assets.store.versions import REPORT_VERSION_FIELD, require_version
 
 
 def account_revision(package: CasePackage, revision: str) -> list[Finding]:
@@ -70,6 +77,23 @@ def _account_log(ledger: Ledger, state: Revision) -> None:
         state.log = parse_event_log(ledger.package.read_bytes(relpath), relpath)
     except StoreError:
         return  # PACKAGE_EVENTS_INVALID, from the store's own verification
+    _account_binding(ledger, state)
+
+
+def _account_binding(ledger: Ledger, state: Revision) -> None:
+    """The report version the ``created`` event binds: a complete version of the case."""
+    created = [e for e in state.events if e["event"] == "created"]
+    version = created[0].get(REPORT_VERSION_FIELD, FIRST_REPORT_VERSION) if created else None
+    if version is None or version == FIRST_REPORT_VERSION:
+        return
+    try:
+        state.report_version = require_version(ledger.package, str(version))
+    except VbaError as exc:
+        ledger.add(
+            ErrorCode.PACKAGE_EVENT_INVALID,
+            state.layout.events,
+            f"the 'created' event binds report version {version!r}: {exc.message}",
+        )
 
 
 def _account_inputs(ledger: Ledger, state: Revision) -> None:
@@ -95,15 +119,16 @@ def _account_inputs(ledger: Ledger, state: Revision) -> None:
         mismatch.append(f"case_id {frozen.case_id!r} (the package is {package.case_id})")
     if frozen.revision != layout.revision:
         mismatch.append(f"revision {frozen.revision!r} (the folder is {layout.revision})")
-    case_sha = ledger.sha(CASE_JSON)
+    case_relpath = case_json(state.report_version)  # the bound version's, not the top-level one
+    case_sha = ledger.sha(case_relpath)
     if case_sha is not None and frozen.case_sha256 != case_sha:
-        mismatch.append(f"case_sha256 {frozen.case_sha256} (case.json has {case_sha})")
-    case_doc = _case_doc(ledger)
+        mismatch.append(f"case_sha256 {frozen.case_sha256} ({case_relpath} has {case_sha})")
+    case_doc = _case_doc(ledger, case_relpath)
     if case_doc is not None:
         anchor = (case_doc.get("reported_at"), case_doc.get("reported_at_offset"))
         if (frozen.reported_at, frozen.reported_at_offset) != anchor:
             mismatch.append(
-                f"clock anchor {frozen.reported_at} {frozen.reported_at_offset} (case.json "
+                f"clock anchor {frozen.reported_at} {frozen.reported_at_offset} ({case_relpath} "
                 f"says {anchor[0]} {anchor[1]})"
             )
     for what in mismatch:
@@ -116,9 +141,9 @@ def _account_inputs(ledger: Ledger, state: Revision) -> None:
     _account_resolution_input(ledger, state)
 
 
-def _case_doc(ledger: Ledger) -> dict[str, Any] | None:
+def _case_doc(ledger: Ledger, relpath: str) -> dict[str, Any] | None:
     try:
-        doc = ledger.package.read_json(CASE_JSON)
+        doc = ledger.package.read_json(relpath)
     except VbaError:
         return None
     return doc if isinstance(doc, dict) else None
@@ -169,6 +194,11 @@ def _account_started(ledger: Ledger, state: Revision, started: list[dict[str, An
             "resolution_input_sha256": ledger.sha(layout.er_input),
             "package_sha256": ledger.sha(PACKAGE_JSON),
         }
+    if state.report_version != FIRST_REPORT_VERSION:  # the chained line names the version
+        expected |= {
+            REPORT_VERSION_FIELD: state.report_version,
+            "version_sha256": ledger.sha(version_record(state.report_version)),
+        }
     for key, value in expected.items():
         if event.get(key) != value:
             code = (
@@ -180,6 +210,7 @@ def _account_started(ledger: Ledger, state: Revision, started: list[dict[str, An
                 "input_sha256": layout.input,
                 "resolution_input_sha256": layout.er_input,
                 "package_sha256": PACKAGE_JSON,
+                "version_sha256": version_record(state.report_version),
             }.get(key, layout.events)
             ledger.add(
                 code,
