@@ -391,6 +391,8 @@ class CasePackage:
         held = acquire_revision_lock(lock_path, self.case_id, "<numbering>", self.clock)
         try:
             existing = self.revisions()
+            while existing and not self.read_events(existing[-1]):
+                existing.pop()  # a log holding only a torn line: a creation a kill cut short
             if report_version != FIRST_REPORT_VERSION:
                 existing = sorted({FIRST_REPORT_VERSION, *existing})
             revision = format_revision(int(existing[-1]) + 1 if existing else 1)

@@ -13,7 +13,9 @@ The mapping:
 * Image URLs in the body (markdown ``![..](url)``, HTML ``<img src=url>``, a bare GitHub upload
   link) become ``screenshot`` attachments given as ``url``: listed, unreadable (``not_fetched``),
   never fetched. Then the comments, ordered by ``created_at`` then ``id``, one ``other`` text
-  attachment each, named ``comment <n> by <login> at <created_at>``. A report holds at most
+  attachment each, named ``comment <n> by <login> at <created_at>``; given ``answers_after`` (when
+  an interpretation of the case asked the reporter a clarification question), a comment by the
+  issue's author created after that time is kind ``clarification_answer`` instead. A report holds at most
   :data:`MAX_ATTACHMENTS` attachments and its ``report.json`` at most ``MAX_REPORT_JSON_BYTES``:
   images past :data:`MAX_IMAGES`, comments past the remaining room and the latest comments that
   would make the report too large are counted (``images_omitted``, ``comments_omitted``), never
@@ -28,6 +30,7 @@ issue object or whose report admission refuses (``invalid``, with the admission'
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -161,6 +164,7 @@ def map_issue(
     *,
     repository: str | None = None,
     labels: Collection[str] | None = None,
+    answers_after: datetime | None = None,
 ) -> MappedIssue | SkippedIssue:
     """Map one GitHub issue (and its comments) to a report, or say why it is skipped.
 
@@ -171,6 +175,8 @@ def map_issue(
             issue's ``repository_url``. An issue of another repository is ``invalid``.
         labels: import only issues with at least one of these labels (names compare ignoring
             case, as GitHub's do); None imports every issue.
+        answers_after: when the case's interpretation first asked a clarification question (a
+            timezone-aware time); the author's comments created after it are its answers.
     """
     number = issue.get("number") if isinstance(issue, Mapping) else None
     number = number if isinstance(number, int) and not isinstance(number, bool) else None
@@ -194,7 +200,7 @@ def map_issue(
                 f"labels {names or 'none'} hold none of {sorted(labels)}",
             )
     try:
-        return _mapped(issue, comments, repository, number, names)
+        return _mapped(issue, comments, repository, number, names, answers_after)
     except (VbaError, ValueError, TypeError, KeyError) as error:
         return SkippedIssue(SkipReason.INVALID, number, str(error))
 
@@ -205,6 +211,7 @@ def _mapped(
     repository: str,
     number: int,
     names: list[str],
+    answers_after: datetime | None = None,
 ) -> MappedIssue:
     body = issue.get("body") or ""
     if not isinstance(body, str):
@@ -222,7 +229,7 @@ def _mapped(
             {
                 "name": f"comment {index} by {_login(comment) or 'unknown'} at "
                 f"{comment['created_at']}",
-                "kind": "other",
+                "kind": _comment_kind(comment, _login(issue), answers_after),
                 "text": comment.get("body") or "",
             }
         )
@@ -265,6 +272,16 @@ def _mapped(
         images_omitted=len(images) - len(kept_images),
         comments_omitted=len(ordered) - kept_comments,
     )
+
+
+def _comment_kind(
+    comment: Mapping[str, Any], author: str | None, answers_after: datetime | None
+) -> str:
+    """``clarification_answer`` for the issue author's comment after the question, else ``other``."""
+    if answers_after is None or author is None or _login(comment) != author:
+        return "other"
+    created = datetime.fromisoformat(str(comment["created_at"]).replace("Z", "+00:00"))
+    return "clarification_answer" if created > answers_after else "other"
 
 
 def _comment_order(comment: Mapping[str, Any]) -> tuple[str, int]:

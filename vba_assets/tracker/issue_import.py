@@ -19,6 +19,7 @@ import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from vba_assets.domain.case.text import reject
 from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.intake import ImportResult, import_report_json
 from vba_assets.store import Workspace
+from vba_assets.store.layout import PACKAGE_JSON, RevisionLayout
 from vba_assets.tracker.github_issues import MappedIssue, SkippedIssue, map_issue
 
 #: The largest issue export read, in bytes.
@@ -160,6 +162,27 @@ def issues_of(document: object, name: str = "issues") -> list[IssueWithComments]
     return pairs
 
 
+def question_asked_at(workspace: Workspace, mapped: MappedIssue) -> datetime | None:
+    """When an interpretation of the issue's case first asked the reporter a clarification
+    question: the earliest ``accepted`` event of an ``interpretation.json`` whose ambiguity holds
+    one, over every revision (the earliest, so a later revision that no longer asks does not turn
+    the answer back into a plain comment). None for a new case or one never asked."""
+    package = workspace.case(mapped.case_id)
+    if not package.exists(PACKAGE_JSON):
+        return None
+    asked: list[datetime] = []
+    for revision in package.revisions():
+        layout = RevisionLayout(revision)
+        for event in package.read_events(revision):
+            if event["event"] != "accepted" or event.get("artifact") != layout.interpretation:
+                continue
+            doc = package.read_json(layout.interpretation)
+            ambiguity = (doc.get("interpretation") or {}).get("ambiguity") or {}
+            if ambiguity.get("clarification_question"):
+                asked.append(datetime.fromisoformat(str(event["at"]).replace("Z", "+00:00")))
+    return min(asked, default=None)
+
+
 def import_github_issues(
     workspace: Workspace,
     issues: Iterable[IssueWithComments],
@@ -171,6 +194,11 @@ def import_github_issues(
     outcome = IssueImport()
     for issue, comments in issues:
         mapped = map_issue(issue, comments, repository=repository, labels=labels)
+        asked = None if isinstance(mapped, SkippedIssue) else question_asked_at(workspace, mapped)
+        if asked is not None:  # the reporter's later comments answer it
+            mapped = map_issue(
+                issue, comments, repository=repository, labels=labels, answers_after=asked
+            )
         if isinstance(mapped, SkippedIssue):
             outcome.skipped.append(mapped)
             continue

@@ -46,6 +46,9 @@ class AttachmentKind(StrEnum):
     COMBAT_LOG = "combat_log"
     SCREENSHOT = "screenshot"
     OTHER = "other"
+    #: The reporter's answer to the clarification question an interpretation asked (a tracker
+    #: comment by the issue's author after that question): text, citable like any source.
+    CLARIFICATION_ANSWER = "clarification_answer"
 
 
 #: Kinds that are never text: always admitted as unreadable, and only as a file.
