@@ -10,11 +10,14 @@ everything, admits it (:mod:`vba_assets.domain.case.report`), builds the case
 3. ``package.json``: the import record, written last, so its presence marks a complete import.
 
 ``package.json`` holds no wall-clock time, so importing the same report again is a byte-identical
-no-op. A different report (or another package id) for an imported case is refused with
-``CASE_ALREADY_IMPORTED`` before anything is written. The writes happen under the case's import lock
-(:meth:`~vba_assets.store.package.CasePackage.import_lock`): two imports of one case id at once
-are serialized, so the second always sees the first's complete import (the same report: a no-op;
-another: ``CASE_ALREADY_IMPORTED``), and temp files of a killed import are removed.
+no-op. For an imported case, :mod:`vba_assets.intake_versions` decides: an edited report of the
+same tracker issue becomes a new report version and revision (``revised``), the same content
+(labels or ``updated_at`` aside) is ``unchanged``, and any other report (or another package id)
+is refused with ``CASE_ALREADY_IMPORTED`` before anything is written. The writes happen under the
+case's import lock (:meth:`~vba_assets.store.package.CasePackage.import_lock`): two imports of
+one case id at once are serialized, so the second always sees the first's complete import (the
+same report: a no-op; another: ``CASE_ALREADY_IMPORTED`` or a new version), and temp files of a
+killed import are removed.
 
 Refused before anything is written, besides admission's own rules: a ``reported_at`` more than
 the tolerance (:data:`DEFAULT_FUTURE_TOLERANCE`, one day, or ``VBA_REPORTED_AT_TOLERANCE_S``) after
