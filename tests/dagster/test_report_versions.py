@@ -17,10 +17,11 @@ from tests.dagster.support import embedded_project_file, register
 from tests.fakes.github_issue import REPO, rest_issue
 from vba_assets.definitions import JOB_NAME, build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
-from vba_assets.defs.sensors import workspace_partitions
+from vba_assets.defs.sensors import build_inbox_sensor, workspace_partitions
 from vba_assets.pipeline.verification import verify_case
 from vba_assets.store import Workspace
-from vba_assets.tracker.github_issues import case_id_for
+from vba_assets.store.versions import revision_report_version
+from vba_assets.tracker.github_issues import SkippedIssue, case_id_for, map_issue
 from vba_assets.tracker.issue_import import import_github_issues
 
 ISSUE = rest_issue(
@@ -106,3 +107,32 @@ def test_an_edited_issue_is_a_new_partition_that_interprets_the_edited_report(
     report = verify_case(package)
     assert [r.revision for r in report.revisions] == ["0001", "0002"]
     assert [f.line() for f in report.all_findings() if f.is_error] == []
+
+
+def test_the_inbox_sensor_imports_an_edited_report_as_a_revision_and_requests_its_run(
+    tmp_path: Path,
+) -> None:
+    """The edited issue's report dropped in the inbox: the sensor's one evaluation imports it as
+    revision 0002, registers ``<case>|0002`` and requests its run (0001, never started, too)."""
+    project_file = embedded_project_file(tmp_path)
+    workspace = Workspace(tmp_path / "ws")
+    import_github_issues(workspace, [(ISSUE, [])])
+    edited = {**ISSUE, "title": "Quest giver has no quest marker at night"}
+    mapped = map_issue(edited)
+    assert not isinstance(mapped, SkippedIssue)
+    workspace.inbox_dir.mkdir(parents=True)
+    (workspace.inbox_dir / "edited.json").write_bytes(mapped.report_json)
+    sensor = build_inbox_sensor(JOB_NAME)
+    resources = {"project": ProjectResource(project_config=str(project_file)), "llm": LlmResource()}
+    with dg.instance_for_test() as instance:
+        register(instance, CASE)
+        with dg.build_sensor_context(instance=instance, resources=resources) as context:
+            result = sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    added = [k for r in result.dynamic_partitions_requests or [] for k in r.partition_keys]
+    assert added == [f"{CASE}|0002"]
+    assert sorted(r.run_key for r in result.run_requests or []) == [
+        f"start:{CASE}|0001",
+        f"start:{CASE}|0002",
+    ]
+    assert revision_report_version(workspace.case(CASE), "0002") == "0002"
