@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from vba_assets.domain.case.builder import Case, build_case
 from vba_assets.domain.case.ids import default_package_id, validate_package_id
@@ -44,16 +44,14 @@ from vba_assets.domain.case.report import (
 from vba_assets.domain.case.text import reject, validate_relative_path
 from vba_assets.errors import ConfigError, ErrorCode, InputError, VbaError
 from vba_assets.intake_versions import (
-    bind_latest,
-    decide,
-    version_document,
-    version_files,
-    write_version,
+    ImportResult,
+    ImportStatus,
+    admission_record,
+    existing_import,
+    import_version,
 )
 from vba_assets.report_files import decodable, printable, read_confined
 from vba_assets.store import CasePackage, Workspace, canonical_bytes, sha256_hex
-from vba_assets.store.layout import FIRST_REPORT_VERSION, case_json
-from vba_assets.store.versions import bound_versions, read_record, report_versions
 
 REPORT_FILE = "report.json"
 REPORT_DIR = "report"
@@ -67,41 +65,7 @@ FUTURE_TOLERANCE_ENV = "VBA_REPORTED_AT_TOLERANCE_S"
 #: How long an import waits for another import of the same case id to finish.
 IMPORT_LOCK_WAIT_S = 30.0
 
-
-#: What an import did: a new case, a new report version with its revision, or nothing.
-ImportStatus = Literal["imported", "revised", "unchanged"]
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    """The outcome of one import. ``created`` is False when nothing was written.
-
-    ``status``: ``imported`` (a new case), ``revised`` (an edited tracker report of an existing
-    case: report version ``report_version`` and the revision ``revision`` that freezes it) or
-    ``unchanged``. ``report_version`` is the version the report equals or became.
-    """
-
-    case_id: str
-    package_id: str
-    case_json_sha256: str
-    created: bool
-    source_name: str
-    unreadable_sources: tuple[str, ...] = ()
-    status: ImportStatus = "imported"
-    report_version: str = FIRST_REPORT_VERSION
-    revision: str | None = None
-
-    def __str__(self) -> str:
-        state = {
-            "imported": "imported",
-            "revised": f"revised (report version {self.report_version}, revision {self.revision})",
-            "unchanged": "already imported (unchanged)",
-        }[self.status]
-        unreadable = ", ".join(self.unreadable_sources) or "none"
-        return (
-            f"{self.case_id}: {state} from {self.source_name} as package {self.package_id}; "
-            f"case.json sha256 {self.case_json_sha256}; unreadable sources: {unreadable}"
-        )
+__all__ = ["ImportResult", "ImportStatus", "InboxRejection", "import_report", "import_submitted"]
 
 
 @dataclass(frozen=True)
@@ -230,12 +194,12 @@ def import_submitted(
     raw_files += [(f"{REPORT_DIR}/{relpath}", data) for relpath, data in admitted.files]
     record = package_record(case, package_id, submitted.source_name, raw_files, case_sha)
     package = workspace.case(case_id)
-    existing = _existing_import(package, case, case_sha, package_id)  # a re-import touches nothing
+    existing = existing_import(package, case, case_sha, package_id)  # a re-import touches nothing
     if existing is not None:
         return existing
     with package.import_lock(wait_s=IMPORT_LOCK_WAIT_S):
         if package.exists(PACKAGE_FILE):  # an existing case: the version policy decides
-            return _import_version(package, case, case_bytes, submitted.source_name, raw_files)
+            return import_version(package, case, case_bytes, submitted.source_name, raw_files)
         planned = [*raw_files, (CASE_FILE, case_bytes), (PACKAGE_FILE, canonical_bytes(record))]
         _refuse_partial_conflict(package, planned)
         created = False
@@ -249,44 +213,6 @@ def import_submitted(
         source_name=submitted.source_name,
         unreadable_sources=tuple(source.alias for source in case.unreadable_sources),
         status="imported" if created else "unchanged",
-    )
-
-
-def _import_version(
-    package: CasePackage,
-    case: Case,
-    case_bytes: bytes,
-    source_name: str,
-    raw_files: list[tuple[str, bytes]],
-) -> ImportResult:
-    """Under the import lock: the policy of :mod:`vba_assets.intake_versions` for a case that
-    exists, then a new version and revision, the repair of a crash, or nothing."""
-    case_sha = sha256_hex(case_bytes)
-    decision = decide(package, case.to_json(), case_sha)
-    if decision.action == "unchanged":
-        revision = bind_latest(package)  # a crash after the last version's record
-        if revision is None:
-            return _unchanged(package, decision.version, case_sha)
-        version = report_versions(package)[-1]
-    else:
-        version = decision.version
-        files = version_files(version, raw_files)
-        document = version_document(
-            package, version, source_name, files, case.to_json(), case_sha, decision.reason
-        )
-        record = package_record(case, package.case_id, source_name, files, case_sha)
-        record = {**document, "admission": record["admission"]}
-        revision = write_version(package, version, files, case_bytes, record)
-    return ImportResult(
-        case_id=package.case_id,
-        package_id=read_record(package, FIRST_REPORT_VERSION).get("package_id", ""),
-        case_json_sha256=package.artifact_ref(case_json(version)).sha256,
-        created=True,
-        source_name=source_name,
-        unreadable_sources=tuple(source.alias for source in case.unreadable_sources),
-        status="revised",
-        report_version=version,
-        revision=revision,
     )
 
 
@@ -309,18 +235,7 @@ def package_record(
                 for relpath, data in raw_files
             ],
         },
-        "admission": {
-            "status": "admitted",
-            "unreadable_sources": [
-                {
-                    "alias": source.alias,
-                    "kind": source.kind,
-                    "name": source.name,
-                    "reason": source.unreadable_reason,
-                }
-                for source in case.unreadable_sources
-            ],
-        },
+        "admission": admission_record(case),
         "case_json_sha256": case_sha,
     }
 
@@ -376,46 +291,6 @@ def import_inbox(
         if result.created or include_unchanged:
             outcomes.append(result)
     return outcomes
-
-
-def _existing_import(
-    package: CasePackage, case: Case, case_sha: str, package_id: str
-) -> ImportResult | None:
-    """The earlier result if this report changes nothing (checked without the lock); None when
-    the import must take the lock (a new case, a new version, a crash to repair); raise if the
-    report may not be imported into this case."""
-    if not package.exists(PACKAGE_FILE):
-        return None
-    record = package.read_json(PACKAGE_FILE)
-    if record.get("package_id") != package_id:
-        decide(package, case.to_json(), case_sha)  # another report: CASE_ALREADY_IMPORTED first
-        raise InputError(
-            ErrorCode.CASE_ALREADY_IMPORTED,
-            f"case {package.case_id} was already imported as package {record.get('package_id')!r}"
-            f", not {package_id!r}; nothing was written",
-            case_id=package.case_id,
-            existing_package_id=record.get("package_id"),
-        )
-    decision = decide(package, case.to_json(), case_sha)
-    latest = report_versions(package)[-1]
-    if decision.action != "unchanged" or not bound_versions(package).get(latest):
-        return None
-    return _unchanged(package, decision.version, case_sha)
-
-
-def _unchanged(package: CasePackage, version: str, case_sha: str) -> ImportResult:
-    record = read_record(package, version)
-    unreadable = record.get("admission", {}).get("unreadable_sources", [])
-    return ImportResult(
-        case_id=package.case_id,
-        package_id=read_record(package, FIRST_REPORT_VERSION).get("package_id", ""),
-        case_json_sha256=case_sha,
-        created=False,
-        source_name=record.get("import", {}).get("source_name", record.get("source_name", "")),
-        unreadable_sources=tuple(item["alias"] for item in unreadable),
-        status="unchanged",
-        report_version=version,
-    )
 
 
 def _refuse_partial_conflict(package: CasePackage, planned: list[tuple[str, bytes]]) -> None:

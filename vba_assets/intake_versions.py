@@ -26,11 +26,14 @@ from datetime import datetime
 from typing import Any, Literal
 
 from vba_assets.domain.canonical import canonical_bytes, content_hash, sha256_hex
+from vba_assets.domain.case.builder import Case
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.store import CasePackage
 from vba_assets.store.atomic import fsync_dir
 from vba_assets.store.layout import (
     CASE_JSON,
+    FIRST_REPORT_VERSION,
+    PACKAGE_JSON,
     REPORT_DIR,
     case_json,
     version_dir,
@@ -54,6 +57,58 @@ class VersionDecision:
     action: Decision
     version: str
     reason: str = ""
+
+
+#: What an import did: a new case, a new report version with its revision, or nothing.
+ImportStatus = Literal["imported", "revised", "unchanged"]
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """The outcome of one import. ``created`` is False when nothing was written.
+
+    ``status``: ``imported`` (a new case), ``revised`` (an edited tracker report of an existing
+    case: report version ``report_version`` and the revision ``revision`` that freezes it) or
+    ``unchanged``. ``report_version`` is the version the report equals or became.
+    """
+
+    case_id: str
+    package_id: str
+    case_json_sha256: str
+    created: bool
+    source_name: str
+    unreadable_sources: tuple[str, ...] = ()
+    status: ImportStatus = "imported"
+    report_version: str = FIRST_REPORT_VERSION
+    revision: str | None = None
+
+    def __str__(self) -> str:
+        state = {
+            "imported": "imported",
+            "revised": f"revised (report version {self.report_version}, revision {self.revision})",
+            "unchanged": "already imported (unchanged)",
+        }[self.status]
+        unreadable = ", ".join(self.unreadable_sources) or "none"
+        return (
+            f"{self.case_id}: {state} from {self.source_name} as package {self.package_id}; "
+            f"case.json sha256 {self.case_json_sha256}; unreadable sources: {unreadable}"
+        )
+
+
+def admission_record(case: Case) -> dict[str, Any]:
+    """The ``admission`` block of ``package.json`` and ``version.json``."""
+    return {
+        "status": "admitted",
+        "unreadable_sources": [
+            {
+                "alias": source.alias,
+                "kind": source.kind,
+                "name": source.name,
+                "reason": source.unreadable_reason,
+            }
+            for source in case.unreadable_sources
+        ],
+    }
 
 
 #: What ``case.json`` holds that is not what the report says: the ``source`` block (labels and
@@ -178,6 +233,83 @@ def latest_revision_of(package: CasePackage, version: str) -> str:
     return bound_versions(package)[version][-1]
 
 
+def existing_import(
+    package: CasePackage, case: Case, case_sha: str, package_id: str
+) -> ImportResult | None:
+    """The earlier result if this report changes nothing (checked without the lock); None when
+    the import must take the lock (a new case, a new version, a crash to repair); raise if the
+    report may not be imported into this case."""
+    if not package.exists(PACKAGE_JSON):
+        return None
+    record = package.read_json(PACKAGE_JSON)
+    if record.get("package_id") != package_id:
+        decide(package, case.to_json(), case_sha)  # another report: CASE_ALREADY_IMPORTED first
+        raise InputError(
+            ErrorCode.CASE_ALREADY_IMPORTED,
+            f"case {package.case_id} was already imported as package {record.get('package_id')!r}"
+            f", not {package_id!r}; nothing was written",
+            case_id=package.case_id,
+            existing_package_id=record.get("package_id"),
+        )
+    decision = decide(package, case.to_json(), case_sha)
+    latest = report_versions(package)[-1]
+    if decision.action != "unchanged" or not bound_versions(package).get(latest):
+        return None
+    return unchanged_result(package, decision.version, case_sha)
+
+
+def unchanged_result(package: CasePackage, version: str, case_sha: str) -> ImportResult:
+    record = read_record(package, version)
+    unreadable = record.get("admission", {}).get("unreadable_sources", [])
+    return ImportResult(
+        case_id=package.case_id,
+        package_id=read_record(package, FIRST_REPORT_VERSION).get("package_id", ""),
+        case_json_sha256=case_sha,
+        created=False,
+        source_name=record.get("import", {}).get("source_name", record.get("source_name", "")),
+        unreadable_sources=tuple(item["alias"] for item in unreadable),
+        status="unchanged",
+        report_version=version,
+    )
+
+
+def import_version(
+    package: CasePackage,
+    case: Case,
+    case_bytes: bytes,
+    source_name: str,
+    raw_files: list[tuple[str, bytes]],
+) -> ImportResult:
+    """Under the import lock: the policy of :mod:`vba_assets.intake_versions` for a case that
+    exists, then a new version and revision, the repair of a crash, or nothing."""
+    case_sha = sha256_hex(case_bytes)
+    decision = decide(package, case.to_json(), case_sha)
+    if decision.action == "unchanged":
+        revision = bind_latest(package)  # a crash after the last version's record
+        if revision is None:
+            return unchanged_result(package, decision.version, case_sha)
+        version = report_versions(package)[-1]
+    else:
+        version = decision.version
+        files = version_files(version, raw_files)
+        document = version_document(
+            package, version, source_name, files, case.to_json(), case_sha, decision.reason
+        )
+        record = {**document, "admission": admission_record(case)}
+        revision = write_version(package, version, files, case_bytes, record)
+    return ImportResult(
+        case_id=package.case_id,
+        package_id=read_record(package, FIRST_REPORT_VERSION).get("package_id", ""),
+        case_json_sha256=package.artifact_ref(case_json(version)).sha256,
+        created=True,
+        source_name=source_name,
+        unreadable_sources=tuple(source.alias for source in case.unreadable_sources),
+        status="revised",
+        report_version=version,
+        revision=revision,
+    )
+
+
 def _clear_unfinished(package: CasePackage, version: str, planned: dict[str, bytes]) -> None:
     folder = version_dir(version)
     removed = []
@@ -216,11 +348,17 @@ def _time(value: str) -> datetime:
 
 __all__ = [
     "REPORT_DIR",
+    "ImportResult",
+    "ImportStatus",
     "VersionDecision",
+    "admission_record",
     "bind_latest",
     "content_sha256",
     "decide",
+    "existing_import",
+    "import_version",
     "latest_revision_of",
+    "unchanged_result",
     "version_document",
     "version_files",
     "write_version",
