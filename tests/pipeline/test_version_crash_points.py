@@ -158,3 +158,31 @@ def test_an_unfinished_version_of_another_edit_is_replaced(tmp_path: Path) -> No
     assert [r.status for _, r in outcome.revised] == ["revised"]
     assert stray.read_bytes() != b'{"case_id":"stale"}'
     assert [f.line() for f in verify_case(package).all_findings() if f.is_error] == []
+
+
+def test_two_imports_of_one_edit_at_once_write_one_version(tmp_path: Path) -> None:
+    """Two processes import the same edited issue at once: the import lock serializes them, one
+    writes version 0002 and its revision, the other finds them (``unchanged``)."""
+    workspace = first_import(tmp_path)
+    read, write = os.pipe()
+    children = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read)
+                outcome = edit(workspace)
+                (result,) = [r for _, r in [*outcome.revised, *outcome.unchanged]]
+                os.write(write, f"{result.status}\n".encode())
+            finally:
+                os._exit(0)
+        children.append(pid)
+    os.close(write)
+    for pid in children:
+        os.waitpid(pid, 0)
+    with os.fdopen(read) as pipe:
+        statuses = sorted(pipe.read().split())
+    package = workspace.case(CASE)
+    assert statuses == ["revised", "unchanged"]
+    assert report_versions(package) == ["0001", "0002"] and package.revisions() == ["0002"]
+    assert [f.line() for f in verify_case(package).all_findings() if f.is_error] == []
