@@ -174,3 +174,18 @@ def test_without_a_question_the_reporters_comment_is_a_plain_comment(
     assert [s["kind"] for s in doc["sources"][2:]] == ["other"]
     record = json.loads(workspace.case(CASE).read_bytes(version_record("0002")))
     assert record["reason"] == "comments"
+
+
+def test_an_unreadable_interpretation_refuses_the_issue_instead_of_guessing(
+    workspace: Workspace,
+) -> None:
+    _asked(workspace, "Which Hogger do you mean?")
+    package = workspace.case(CASE)
+    package.path("analysis/interpretations/0001/interpretation.json").write_bytes(b"{not json")
+    other = rest_issue(7, "Another issue", "Hogger again.")
+    outcome = import_github_issues(
+        workspace, [(changed(body="More.", updated_at="2099-01-01T00:00:00Z"), []), (other, [])]
+    )
+    assert [(r.case_id, r.code.value) for r in outcome.refused] == [(CASE, "ARTIFACT_CORRUPT")]
+    assert [r.status for _, r in outcome.imported] == ["imported"]  # the other one still imports
+    assert report_versions(package) == ["0001"]

@@ -27,7 +27,7 @@ from vba_assets.domain.canonical import reject_json_constant
 from vba_assets.domain.case.text import reject
 from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.intake import ImportResult, import_report_json
-from vba_assets.store import Workspace
+from vba_assets.store import CasePackage, Workspace
 from vba_assets.store.layout import PACKAGE_JSON, RevisionLayout
 from vba_assets.tracker.github_issues import MappedIssue, SkippedIssue, map_issue
 
@@ -166,21 +166,31 @@ def question_asked_at(workspace: Workspace, mapped: MappedIssue) -> datetime | N
     """When an interpretation of the issue's case first asked the reporter a clarification
     question: the earliest ``accepted`` event of an ``interpretation.json`` whose ambiguity holds
     one, over every revision (the earliest, so a later revision that no longer asks does not turn
-    the answer back into a plain comment). None for a new case or one never asked."""
+    the answer back into a plain comment). None for a new case or one never asked.
+
+    Raises:
+        StoreError: a log or ``interpretation.json`` that cannot be read (the issue is refused:
+            guessing would change what its comments are).
+    """
     package = workspace.case(mapped.case_id)
     if not package.exists(PACKAGE_JSON):
         return None
     asked: list[datetime] = []
     for revision in package.revisions():
-        layout = RevisionLayout(revision)
-        for event in package.read_events(revision):
-            if event["event"] != "accepted" or event.get("artifact") != layout.interpretation:
-                continue
-            doc = package.read_json(layout.interpretation)
-            ambiguity = (doc.get("interpretation") or {}).get("ambiguity") or {}
-            if ambiguity.get("clarification_question"):
-                asked.append(datetime.fromisoformat(str(event["at"]).replace("Z", "+00:00")))
+        asked += _asked_in(package, RevisionLayout(revision))
     return min(asked, default=None)
+
+
+def _asked_in(package: CasePackage, layout: RevisionLayout) -> list[datetime]:
+    asked = []
+    for event in package.read_events(layout.revision):
+        if event["event"] != "accepted" or event.get("artifact") != layout.interpretation:
+            continue
+        doc = package.read_json(layout.interpretation)
+        ambiguity = (doc.get("interpretation") or {}).get("ambiguity") or {}
+        if ambiguity.get("clarification_question"):
+            asked.append(datetime.fromisoformat(str(event["at"]).replace("Z", "+00:00")))
+    return asked
 
 
 def import_github_issues(
@@ -194,16 +204,18 @@ def import_github_issues(
     outcome = IssueImport()
     for issue, comments in issues:
         mapped = map_issue(issue, comments, repository=repository, labels=labels)
-        asked = None if isinstance(mapped, SkippedIssue) else question_asked_at(workspace, mapped)
-        if asked is not None:  # the reporter's later comments answer it
-            mapped = map_issue(
-                issue, comments, repository=repository, labels=labels, answers_after=asked
-            )
         if isinstance(mapped, SkippedIssue):
             outcome.skipped.append(mapped)
             continue
-        source_name = f"github:{mapped.repository}#{mapped.number}"
         try:
+            asked = question_asked_at(workspace, mapped)
+            if asked is not None:  # the reporter's later comments answer it
+                answered = map_issue(
+                    issue, comments, repository=repository, labels=labels, answers_after=asked
+                )
+                assert not isinstance(answered, SkippedIssue)  # mapped once, so maps again
+                mapped = answered
+            source_name = f"github:{mapped.repository}#{mapped.number}"
             result = import_report_json(workspace, mapped.report_json, source_name)
         except VbaError as error:
             outcome.refused.append(
