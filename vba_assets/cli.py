@@ -9,13 +9,14 @@ unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provide
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vba_assets.domain.stages import MODEL_STAGES, STOP_POINTS
-from vba_assets.errors import VbaError, exit_code
+from vba_assets.errors import ErrorCode, StoreError, VbaError, exit_code
 
 if TYPE_CHECKING:
     from vba_assets.evaluation.via import EvalPaths
@@ -158,7 +159,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     workspace = _workspace(args)
     if args.case_id:
         package = workspace.case(args.case_id)
-        package.read_bytes("case.json")  # ARTIFACT_MISSING (exit 5) for a case that is not there
+        _require_case(package)
         if args.revision:
             _require_revision(package, args.revision)
         reports = [verify_case(package, [args.revision] if args.revision else None)]
@@ -180,8 +181,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if error_count == 0 else 5
 
 
+def _require_case(package: Any) -> None:
+    """``ARTIFACT_MISSING`` (exit 5) for a case that is not there; whatever is at ``case.json``
+    otherwise (a FIFO, a device) is never opened here: the verification reports it."""
+
+    if not os.path.lexists(package.path("case.json")):
+        raise StoreError(
+            ErrorCode.ARTIFACT_MISSING,
+            f"case {package.case_id} has no artifact case.json",
+            case_id=package.case_id,
+            relpath="case.json",
+        )
+
+
 def _require_revision(package: Any, revision: str) -> None:
-    from vba_assets.errors import ErrorCode, StoreError
     from vba_assets.store.layout import RevisionLayout
 
     if not package.path(RevisionLayout(revision).dir).is_dir():

@@ -7,11 +7,11 @@ as is (:func:`decodable`, :func:`printable`).
 """
 
 import os
-import stat
 from pathlib import Path
 
 from vba_assets.domain.case.text import reject
 from vba_assets.errors import ErrorCode
+from vba_assets.store.reading import Refusal, UnreadableFile, read_regular_file
 
 
 def decodable(name: str) -> bool:
@@ -29,7 +29,9 @@ def printable(name: str) -> str:
 
 
 def read_confined(path: Path, real_folder: Path, field: str, max_bytes: int) -> bytes:
-    """Read a regular file that really lies inside ``real_folder``, at most ``max_bytes``."""
+    """Read a regular file that really lies inside ``real_folder``, at most ``max_bytes``
+    (opened as :func:`~vba_assets.store.reading.read_regular_file` does: never a FIFO or device,
+    never blocking)."""
     real = Path(os.path.realpath(path))
     if not real.is_relative_to(real_folder):
         reject(
@@ -38,25 +40,16 @@ def read_confined(path: Path, real_folder: Path, field: str, max_bytes: int) -> 
             f"{path.name!r} resolves (through a symlink) to outside the report's folder",
         )
     try:
-        info = os.stat(real)
-        if not stat.S_ISREG(info.st_mode):
-            reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} is not a regular file")
-        if info.st_size > max_bytes:
+        return read_regular_file(real, max_bytes)
+    except UnreadableFile as refused:
+        if refused.kind is Refusal.TOO_LARGE and refused.size is not None:
             reject(
                 ErrorCode.REPORT_TOO_LARGE,
                 field,
-                f"{path.name!r} is {info.st_size} bytes; the report may hold {max_bytes} more",
-                size=info.st_size,
+                f"{path.name!r} is {refused.size} bytes; the report may hold {max_bytes} more",
+                size=refused.size,
                 limit=max_bytes,
             )
-        with open(real, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except FileNotFoundError:
-        reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} does not exist")
-    except OSError as error:
-        reject(
-            ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} cannot be read: {error.strerror}"
-        )
-    if len(data) > max_bytes:
-        reject(ErrorCode.REPORT_TOO_LARGE, field, f"{path.name!r} grew past the size limit")
-    return data
+        if refused.kind is Refusal.TOO_LARGE:
+            reject(ErrorCode.REPORT_TOO_LARGE, field, f"{path.name!r} grew past the size limit")
+        reject(ErrorCode.REPORT_UNREADABLE, field, f"{path.name!r} {refused.reason}")

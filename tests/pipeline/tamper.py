@@ -2,8 +2,10 @@
 
 Each :class:`Tamper` changes one case folder the way an attacker or a broken tool would, without
 fixing up any hash: a flipped byte, a canonical value edit (the file stays valid canonical JSON),
-a deletion, a truncation, a swap of two files, an injected file, and for ``events.jsonl`` lines
-forged, edited, dropped, duplicated, reordered or renumbered. The matrix is derived from the files
+a deletion, a truncation, a swap of two files, an injected file, for ``events.jsonl`` lines
+forged, edited, dropped, duplicated, reordered or renumbered, and hostile files in a file's place
+(:data:`HOSTILE`: JSON nested 100k deep, a FIFO, a symlink loop, a device, a file over the size
+limit, invalid UTF-8, a duplicate key), which must be findings, never a hang or a crash. The matrix is derived from the files
 actually present, so a new file type is covered without touching this module.
 """
 
@@ -11,12 +13,14 @@ import itertools
 import json
 import os
 import shutil
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vba_assets.domain.canonical import canonical_bytes, sha256_hex
+from vba_assets.store.reading import MAX_ARTIFACT_BYTES
 
 #: How many leaves of one JSON document get a value edit (spread over the whole document).
 LEAVES_PER_FILE = 10
@@ -269,6 +273,94 @@ def event_tampers(root: Path, relpath: str) -> list[Tamper]:
     return tampers
 
 
+# --- hostile files: what a damaged or malicious copy holds where a package file should be ---------
+
+#: How deeply the ``nesting`` tamper nests arrays (far past any recursion limit).
+HOSTILE_NESTING = 100_000
+
+
+def _replace(path: Path) -> None:
+    if path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def _fifo(path: Path) -> None:
+    _replace(path)
+    os.mkfifo(path)
+
+
+def _symlink_loop(path: Path) -> None:
+    _replace(path)
+    os.symlink(path.name, path)
+
+
+def _device(path: Path) -> None:
+    """A character device like /dev/zero (endless zeros) where the file was; a symlink to
+    /dev/zero where ``mknod`` is not permitted (an unprivileged CI runner)."""
+    _replace(path)
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o444, os.makedev(1, 5))
+    except PermissionError:
+        os.symlink("/dev/zero", path)
+
+
+def _huge(path: Path) -> None:
+    """A sparse file one byte over the store's size limit (no disk space used)."""
+    _replace(path)
+    with open(path, "wb") as handle:
+        handle.truncate(MAX_ARTIFACT_BYTES + 1)
+
+
+def _invalid_utf8(path: Path) -> None:
+    data = path.read_bytes()
+    _write(path, data[: len(data) // 2] + b"\xff\xfe" + data[len(data) // 2 :])
+
+
+def _duplicate_key(path: Path) -> None:
+    """The first member of the (first line's) object written twice: JSON parsers keep one."""
+    data = path.read_bytes()
+    line, newline, rest = data.partition(b"\n")
+    document = json.loads(line)
+    key = sorted(document)[0]
+    member = canonical_bytes({key: document[key]})[1:-1]
+    _write(path, b"{" + member + b"," + line[1:] + newline + rest)
+
+
+def _nested(path: Path) -> None:
+    _write(path, b"[" * HOSTILE_NESTING + b"\n")  # a complete line of an event log, too
+
+
+HOSTILE: dict[str, Callable[[Path], None]] = {
+    "nesting": _nested,
+    "fifo": _fifo,
+    "symlink_loop": _symlink_loop,
+    "device": _device,
+    "huge": _huge,
+    "invalid_utf8": _invalid_utf8,
+    "duplicate_keys": _duplicate_key,
+}
+
+
+def hostile_files(root: Path, relpath: str) -> list[Tamper]:
+    """Each :data:`HOSTILE` change of ``relpath`` (duplicate keys: JSON objects only)."""
+    tampers = []
+    for kind, change in HOSTILE.items():
+        if kind == "duplicate_keys" and not _holds_object(root / relpath):
+            continue
+        tampers.append(
+            Tamper(kind, relpath, "", lambda case, change=change: change(case / relpath))
+        )
+    return tampers
+
+
+def _holds_object(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_bytes().partition(b"\n")[0])
+    except ValueError:
+        return False
+    return isinstance(document, dict) and bool(document)
+
+
 # --- the matrix -----------------------------------------------------------------------------------
 
 #: Values the issue named explicitly, edited on top of the spread sample of each file type.
@@ -304,6 +396,7 @@ def generate(root: Path) -> list[Tamper]:
     for relpath in files:
         kind = file_type(relpath)
         by_type.setdefault(kind, []).append(relpath)
+        tampers += hostile_files(root, relpath)
         if relpath.endswith("events.jsonl"):
             tampers += event_tampers(root, relpath)
             continue

@@ -10,7 +10,11 @@ tamper must give at least one error finding, and none may crash the verification
 """
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -27,7 +31,7 @@ from tests.pipeline.support import (
     project_config,
     run,
 )
-from tests.pipeline.tamper import Tamper, applied_copy, file_type, generate
+from tests.pipeline.tamper import HOSTILE, Tamper, applied_copy, file_type, generate
 from vba_assets.cli import main as vba
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
 from vba_assets.domain.stages import Stage
@@ -136,6 +140,7 @@ def test_the_matrix_covers_every_file_type_and_tamper_kind(completed: Path) -> N
         "event_renumber",
         "event_truncate",
         "event_unchain",
+        *HOSTILE,
     }
     types = {file_type(t.target) for t in tampers}
     assert types >= {
@@ -159,12 +164,21 @@ def test_the_matrix_covers_every_file_type_and_tamper_kind(completed: Path) -> N
     assert len(tampers) > 400
 
 
+def _reader(relpath: str) -> str:
+    """How verify reads a file: a raw report file, the event log, or a JSON artifact."""
+    if relpath.startswith("report/"):
+        return "raw"
+    return "log" if relpath.endswith("events.jsonl") else "artifact"
+
+
 def _sample(tampers: list[Tamper]) -> list[Tamper]:
-    """One tamper per (kind, file type), and every edit of a value the issue named."""
+    """One tamper per (kind, file type), and every edit of a value the issue named; a hostile
+    file (what replaces a file does not depend on its type) once per way verify reads files."""
     seen: set[tuple[str, str]] = set()
     chosen = []
     for tamper in tampers:
-        key = (tamper.kind, file_type(tamper.target))
+        hostile = tamper.kind in HOSTILE
+        key = (tamper.kind, _reader(tamper.target) if hostile else file_type(tamper.target))
         named = tamper.kind == "value_edit" and any(
             word in tamper.detail
             for word in ("reported_at", "provider", "package_id", "snapshot", "search_id")
@@ -350,3 +364,45 @@ def test_the_full_matrix_over_every_legacy_revision(tmp_path: Path) -> None:
         total += len(tampers)
         detected += len(tampers) - len(undetected)
     print(f"legacy tamper matrix: {total} cases, {detected} detected, 0 crashes")
+
+
+# --- hostile files: findings in bounded time, through the command in its own process ---------------
+
+REPO = Path(__file__).resolve().parents[2]
+#: The issue's bound for ``vba verify`` on a damaged package, interpreter start included.
+VERIFY_BOUND_S = 5.0
+
+
+@pytest.mark.parametrize(
+    ("kind", "target", "code"),
+    [
+        ("nesting", REV1.interpretation, "PACKAGE_NOT_CANONICAL"),
+        ("nesting", REV1.events, "PACKAGE_EVENTS_INVALID"),
+        ("fifo", REV1.interpretation, "PACKAGE_FILE_UNREADABLE"),
+        ("fifo", REV1.events, "PACKAGE_FILE_UNREADABLE"),
+        ("fifo", "report/report.json", "PACKAGE_FILE_UNREADABLE"),
+        ("device", "case.json", "PACKAGE_"),
+        ("huge", REV1.plan, "PACKAGE_FILE_TOO_LARGE"),
+    ],
+)
+def test_vba_verify_of_a_hostile_file_reports_findings_in_bounded_time_without_a_traceback(
+    completed: Path, tmp_path: Path, kind: str, target: str, code: str
+) -> None:
+    """The command in a subprocess with a timeout: a hang (a FIFO opened for reading waits for a
+    writer forever) fails the test instead of blocking the suite."""
+    workspace = _tampered(completed, tmp_path, target, HOSTILE[kind])
+    command = [sys.executable, "-m", "vba_assets", "verify", "--workspace", str(workspace)]
+    started = time.monotonic()
+    done = subprocess.run(
+        [*command, "--case-id", CASE],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=VERIFY_BOUND_S,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    elapsed = time.monotonic() - started
+    assert "Traceback" not in done.stdout + done.stderr, done.stderr
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert f"ERROR  {code}" in done.stdout and target in done.stdout
+    assert elapsed < VERIFY_BOUND_S

@@ -40,7 +40,7 @@ import hashlib
 import json
 import math
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import rfc8785
@@ -48,6 +48,9 @@ from pydantic import BaseModel
 
 from vba_assets.errors import ErrorCode, StoreError
 
+#: How deeply arrays and objects may nest in JSON read by :func:`load_json` (the artifacts of a
+#: case package nest about 10 levels; the interpreter's recursion limit is about 1000).
+MAX_JSON_DEPTH = 64
 #: The largest integer magnitude JSON numbers (IEEE 754 doubles) carry exactly.
 MAX_SAFE_INTEGER = 2**53 - 1
 #: Below this code point, Python's string order equals RFC 8785's UTF-16 code-unit order.
@@ -271,13 +274,13 @@ def parse_canonical(data: bytes, where: str) -> Any:
         where: Names the artifact in the error message (e.g. ``"case BUG-1: plan.json"``).
 
     Raises:
-        StoreError: ``ARTIFACT_CORRUPT`` if the bytes are not UTF-8, not JSON, contain NaN or
-            Infinity, or are valid JSON but not in canonical form (whitespace, key order, number
+        StoreError: ``ARTIFACT_CORRUPT`` if the bytes are not UTF-8, not JSON, nested deeper than
+            :data:`MAX_JSON_DEPTH` (:func:`load_json`), contain NaN or Infinity, or are valid JSON
+            but not in canonical form (whitespace, key order, number
             form, duplicate keys, escapes).
     """
     try:
-        text = data.decode("utf-8")
-        value = json.loads(text, parse_constant=reject_json_constant, parse_int=_parse_int)
+        value = load_json(data.decode("utf-8"), parse_int=_parse_int)
     except (UnicodeDecodeError, ValueError) as exc:
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT, f"{where} is not valid JSON: {exc}", where=where
@@ -327,6 +330,43 @@ def _parse_int(digits: str) -> int | float:
     # double it was, as a JavaScript reader would.
     number = int(digits)
     return number if abs(number) <= MAX_SAFE_INTEGER else float(number)
+
+
+def load_json(text: str, *, parse_int: Callable[[str], Any] | None = None) -> Any:
+    """``json.loads`` of JSON that may come from anywhere (a package file, a model's reply), with
+    NaN and Infinity refused and at most :data:`MAX_JSON_DEPTH` nested arrays and objects.
+
+    The standard parser recurses once per level and raises :class:`RecursionError` somewhere near
+    the interpreter's recursion limit, how near depending on the caller's own stack; that is
+    caught here, and anything it did parse is measured against the fixed limit (without
+    recursion), so the same text is refused the same way from any caller, and what is returned
+    can be walked recursively.
+
+    Raises:
+        ValueError: not JSON, NaN or Infinity (:class:`json.JSONDecodeError`), or nested too deep.
+    """
+    too_deep = f"arrays and objects nested deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        value = json.loads(text, parse_constant=reject_json_constant, parse_int=parse_int)
+    except RecursionError:
+        raise ValueError(too_deep) from None
+    if not _within_depth(value, MAX_JSON_DEPTH):
+        raise ValueError(too_deep)
+    return value
+
+
+def _within_depth(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests at most ``limit`` arrays and objects (an explicit stack)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if type(item) is dict else item if type(item) is list else ()
+        for child in children:
+            if type(child) is dict or type(child) is list:
+                if depth >= limit:
+                    return False
+                stack.append((child, depth + 1))
+    return True
 
 
 def reject_json_constant(name: str) -> Any:

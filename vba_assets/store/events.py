@@ -55,6 +55,13 @@ from vba_assets.domain.canonical import (
 from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir, fsync_dir, write_all
+from vba_assets.store.reading import (
+    MAX_ARTIFACT_BYTES,
+    Refusal,
+    UnreadableFile,
+    read_resolved_file,
+    store_error,
+)
 
 EVENT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 RESERVED_FIELDS = frozenset({"seq", "at", "event", "chain"})
@@ -172,9 +179,11 @@ def _chain_problem(
 def read_events(path: Path, where: str) -> list[dict[str, Any]]:
     """The committed records of the log at ``path`` (``[]`` if it does not exist yet)."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return []
+        data = read_resolved_file(path, MAX_ARTIFACT_BYTES)
+    except UnreadableFile as refused:
+        if refused.kind is Refusal.MISSING:
+            return []
+        raise store_error(refused, where, where=where) from None
     return parse_event_log(data, where).records
 
 

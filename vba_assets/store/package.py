@@ -43,6 +43,13 @@ from vba_assets.store.layout import (
 )
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
+from vba_assets.store.reading import (
+    MAX_ARTIFACT_BYTES,
+    Refusal,
+    UnreadableFile,
+    read_resolved_file,
+    store_error,
+)
 from vba_assets.store.verify import verify_package
 
 Clock = Callable[[], datetime]
@@ -202,20 +209,29 @@ class CasePackage:
     # -- reads ---------------------------------------------------------------------------------
 
     def read_bytes(self, relpath: str) -> bytes:
-        """The bytes at ``relpath`` (``ARTIFACT_MISSING`` if there is no such file)."""
+        """The bytes at ``relpath``: ``ARTIFACT_MISSING`` if there is no such file (or a folder),
+        ``ARTIFACT_UNREADABLE`` if it is no regular file (a FIFO or device is never read from:
+        :mod:`vba_assets.store.reading`) or cannot be read, ``ARTIFACT_TOO_LARGE`` past
+        :data:`~vba_assets.store.reading.MAX_ARTIFACT_BYTES`."""
         target = self._resolve(relpath)
         queued = self._batch.queued(target)
         if queued is not None:
             return queued
         try:
-            return target.read_bytes()
-        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            raise StoreError(
+            return read_resolved_file(target, MAX_ARTIFACT_BYTES)
+        except UnreadableFile as refused:
+            raise self._unreadable(refused, relpath) from None
+
+    def _unreadable(self, refused: UnreadableFile, relpath: str) -> StoreError:
+        if refused.kind in (Refusal.MISSING, Refusal.FOLDER):
+            return StoreError(
                 ErrorCode.ARTIFACT_MISSING,
                 f"case {self.case_id} has no artifact {relpath}",
                 case_id=self.case_id,
                 relpath=relpath,
-            ) from None
+            )
+        where = f"case {self.case_id}: {relpath}"
+        return store_error(refused, where, case_id=self.case_id, relpath=relpath)
 
     def read_json(self, relpath: str) -> Any:
         """Parse a JSON artifact, refusing (``ARTIFACT_CORRUPT``) anything not canonical."""

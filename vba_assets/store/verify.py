@@ -10,6 +10,11 @@ package-relative path) instead of raising:
 * ``PACKAGE_EVENTS_INVALID``: an ``events.jsonl`` line that does not parse, is not canonical, or
   breaks the 1..n ``seq`` sequence;
 * ``PACKAGE_SYMLINK``: a symlink inside the package (a portable package holds none);
+* ``PACKAGE_FILE_UNREADABLE``: an entry that is not a regular file (a FIFO, socket or device: never
+  opened) or a file that cannot be read; ``PACKAGE_FILE_TOO_LARGE``: a file over
+  :data:`~vba_assets.store.reading.MAX_ARTIFACT_BYTES` (refused by its size, not read). Files are
+  read as :func:`~vba_assets.store.reading.read_regular_file` reads them, and parsed with a depth
+  limit (:func:`~vba_assets.domain.canonical.load_json`): too deep is ``PACKAGE_NOT_CANONICAL``;
 * ``PACKAGE_UNEXPECTED_HIDDEN``: a hidden file that is neither a store temp file nor a lock file;
 * severity ``info``, not errors: ``PACKAGE_STALE_TEMP`` (a temp file left by a killed or still
   running writer; harmless, deletable when no writer runs) and ``PACKAGE_EVENTS_TORN_TAIL`` (an
@@ -19,6 +24,7 @@ package-relative path) instead of raising:
 
 import os
 import re
+import stat
 from pathlib import Path
 
 from vba_assets.domain.canonical import parse_canonical, sha256_hex
@@ -28,6 +34,13 @@ from vba_assets.store.atomic import TEMP_NAME_PATTERN
 from vba_assets.store.events import parse_event_log
 from vba_assets.store.layout import EVENTS_FILE
 from vba_assets.store.lock import LOCK_FILE
+from vba_assets.store.reading import (
+    MAX_ARTIFACT_BYTES,
+    Refusal,
+    UnreadableFile,
+    not_regular_reason,
+    read_regular_file,
+)
 
 CONTENT_ADDRESSED_NAME = re.compile(r"^(?P<digest>[0-9a-f]{64})\.json$")
 RAW_DIRS = ("report",)
@@ -57,8 +70,14 @@ def verify_package(root: Path) -> list[Finding]:
 def _check_file(root: Path, path: Path) -> list[Finding]:
     relpath = path.relative_to(root).as_posix()
     name = path.name
-    if path.is_symlink():
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return []  # removed since the folder was listed
+    if stat.S_ISLNK(mode):
         return [_symlink(root, path)]
+    if not stat.S_ISREG(mode):  # never opened: a FIFO would block, a device never end
+        return [_unreadable(relpath, UnreadableFile(Refusal.NOT_REGULAR, not_regular_reason(mode)))]
     if name.startswith("."):
         match = TEMP_NAME_PATTERN.match(name)
         if match:
@@ -80,7 +99,10 @@ def _check_file(root: Path, path: Path) -> list[Finding]:
         return _check_events(path, relpath)
     if not name.endswith(".json"):
         return []
-    data = path.read_bytes()
+    try:
+        data = read_regular_file(path, MAX_ARTIFACT_BYTES)
+    except UnreadableFile as refused:
+        return [_unreadable(relpath, refused)]
     findings: list[Finding] = []
     addressed = CONTENT_ADDRESSED_NAME.match(name)
     if addressed and sha256_hex(data) != addressed["digest"]:
@@ -101,7 +123,11 @@ def _check_file(root: Path, path: Path) -> list[Finding]:
 
 def _check_events(path: Path, relpath: str) -> list[Finding]:
     try:
-        log = parse_event_log(path.read_bytes(), relpath)
+        data = read_regular_file(path, MAX_ARTIFACT_BYTES)
+    except UnreadableFile as refused:
+        return [_unreadable(relpath, refused)]
+    try:
+        log = parse_event_log(data, relpath)
     except StoreError as exc:
         return [_finding(ErrorCode.PACKAGE_EVENTS_INVALID, relpath, exc.message)]
     if log.torn_tail:
@@ -111,6 +137,14 @@ def _check_events(path: Path, relpath: str) -> list[Finding]:
         )
         return [_finding(ErrorCode.PACKAGE_EVENTS_TORN_TAIL, relpath, message, info=True)]
     return []
+
+
+def _unreadable(relpath: str, refused: UnreadableFile) -> Finding:
+    if refused.kind is Refusal.TOO_LARGE:
+        message = f"{refused.reason}: no file of a case package is that large"
+        return _finding(ErrorCode.PACKAGE_FILE_TOO_LARGE, relpath, message)
+    message = f"{refused.reason}; it was not read (a package holds only regular files)"
+    return _finding(ErrorCode.PACKAGE_FILE_UNREADABLE, relpath, message)
 
 
 def _symlink(root: Path, path: Path) -> Finding:

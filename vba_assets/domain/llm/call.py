@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from vba_assets.domain.canonical import reject_json_constant
+from vba_assets.domain.canonical import load_json
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.llm.contract import (
@@ -108,7 +108,7 @@ def _parse_reply(reply: str | None) -> Any:
     if not reply:
         return _NO_VALUE
     try:
-        return json.loads(reply, parse_constant=reject_json_constant)
+        return load_json(reply)
     except ValueError:
         return _NO_VALUE
 
@@ -158,7 +158,7 @@ def judge_reply(reply: ProviderReply, validate: Callable[[Any], Any]) -> tuple[A
         message = "the reply carried no structured output (no JSON object in the output channel)"
         return None, [Finding(code=ErrorCode.LLM_INVALID_JSON, message=message)]
     try:
-        data = json.loads(reply.output_text, parse_constant=reject_json_constant)
+        data = load_json(reply.output_text)
     except ValueError as exc:
         return None, [Finding(code=ErrorCode.LLM_INVALID_JSON, message=f"not valid JSON: {exc}")]
     try:
