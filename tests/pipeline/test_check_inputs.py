@@ -17,6 +17,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel, ValidationError
@@ -52,15 +53,16 @@ def _directory(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _permission_denied(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``open`` refuses the file, as it does for anyone but root after ``chmod 000``."""
-    real = Path.read_bytes
+    """``open`` refuses the file, as it does for anyone but root after ``chmod 000`` (the store
+    opens files with ``os.open``: :mod:`vba_assets.store.reading`)."""
+    real = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if os.path.abspath(self) == str(path):
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    def refusing(file: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.path.abspath(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", refusing)
 
 
 def _chmod_000(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
