@@ -122,6 +122,20 @@ class OperationsConfig(StrictModel):
     )
 
 
+class BudgetConfig(StrictModel):
+    """``[budget]``: how much a stage may spend on its own text work before it stops (a block
+    with ``STAGE_BUDGET_EXCEEDED``, resumable once the budget is raised)."""
+
+    stage_cpu_s: float = Field(
+        default=120.0,
+        gt=0,
+        le=86400,
+        description="CPU seconds one stage may spend on text work (the heuristic provider, the "
+        "controller's rules), in the thread that runs it; waits (model replies, queries) do not "
+        "count. Normal reports use well under one second per stage.",
+    )
+
+
 class ProjectConfig(StrictModel):
     """Everything an operator configures for one deployment."""
 
@@ -129,6 +143,7 @@ class ProjectConfig(StrictModel):
     database: DatabaseConfig
     entity_resolution: EntityResolutionConfig | None = None
     operations: OperationsConfig = Field(default_factory=OperationsConfig)
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
     source: str = Field(default="<embedded default>", description="Where this config came from.")
 
     @model_validator(mode="after")

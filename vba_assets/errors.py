@@ -8,6 +8,7 @@ Exceptions are split by fault, so a caller can decide what to do without parsing
 * :class:`ResearchUnavailable`: the world database cannot be reached or timed out. Retry later.
 * :class:`ReadOnlyViolation`: something tried to write through a read-only connection.
 * :class:`ModelError`: a model provider failed or its replies stayed invalid.
+* :class:`BudgetExceeded`: a stage spent its CPU budget on text work. Raise it, then resume.
 
 Every exception carries an :class:`ErrorCode` and a ``detail`` dict of JSON-safe data. Messages never
 contain secrets; anything that could hold one is redacted before it gets here.
@@ -92,6 +93,8 @@ class ErrorCode(StrEnum):
     ENTITY_RESOLUTION_INVALID_RESPONSES = "ENTITY_RESOLUTION_INVALID_RESPONSES"
     INTERPRETATION_INVALID_RESPONSES = "INTERPRETATION_INVALID_RESPONSES"
     CONTEXT_MANIFEST_MISMATCH = "CONTEXT_MANIFEST_MISMATCH"
+    # a stage's CPU budget for its text work (vba_assets/domain/text_budget.py)
+    STAGE_BUDGET_EXCEEDED = "STAGE_BUDGET_EXCEEDED"
 
     # rules of the model stages (ARCHITECTURE 6.1, 6.4, 7): one code per rule, so checks, the UI
     # and the correction loop can tell them apart. Which protocol version introduced each rule is
@@ -222,6 +225,11 @@ class ModelError(VbaError):
     """A model provider failed, or its replies stayed invalid after the correction budget."""
 
 
+class BudgetExceeded(VbaError):
+    """A stage spent its configured CPU budget on text work and stopped (a block: raise the
+    budget, then resume)."""
+
+
 #: The exit code of ``vba`` (and ``vba eval``) for each kind of fault; anything else exits 1.
 EXIT_CODES: tuple[tuple[type[VbaError], int], ...] = (
     (InputError, 2),
@@ -229,6 +237,7 @@ EXIT_CODES: tuple[tuple[type[VbaError], int], ...] = (
     (ResearchUnavailable, 4),
     (StoreError, 5),
     (ModelError, 6),
+    (BudgetExceeded, 7),
 )
 
 

@@ -42,6 +42,7 @@ from vba_assets.pipeline.previews import (
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import STAGE_SPECS, StageSpec
 from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.stage_budget import run_within_budget
 from vba_assets.pipeline.stage_runs import StageResult, StageRun, WorldAccess
 
 GROUP = "case_interpretation"
@@ -191,7 +192,7 @@ def stage_asset(spec: StageSpec, deps: Sequence[dg.AssetsDefinition]) -> dg.Asse
             before = env.budget.used
             with _locked(run, spec):
                 usage.append(UsageMeter(env, spec.stage))
-                result = spec.run(run)
+                result = run_within_budget(spec, run)
                 materialized = _result(run, spec, result, env.budget.used - before, usage[0])
             _tag_run(context, run_tags(case_id, revision, env.llm.provider, env.llm.model))
             _tag_run(context, dict(materialized.tags or {}))

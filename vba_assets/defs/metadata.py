@@ -140,6 +140,10 @@ RESUME_HINTS: dict[ErrorCode, str] = {
         "the correction budget is exhausted; review the rejected records, then start a new "
         "revision (`vba revision new`)"
     ),
+    ErrorCode.STAGE_BUDGET_EXCEEDED: (
+        "the stage spent its CPU budget on text work; raise [budget] stage_cpu_s in the project "
+        "config, then re-materialize the partition (or `vba resume`): accepted work is kept"
+    ),
     ErrorCode.REVISION_LOCKED: (
         "another run holds this revision; wait for it (the run queue allows one run per "
         "partition, see dagster.yaml)"
@@ -157,6 +161,7 @@ BLOCK_CODES = frozenset(
         ErrorCode.LLM_PROVIDER_RETRY_PENDING,
         ErrorCode.ENTITY_RESOLUTION_INVALID_RESPONSES,
         ErrorCode.INTERPRETATION_INVALID_RESPONSES,
+        ErrorCode.STAGE_BUDGET_EXCEEDED,
     }
 )
 

@@ -12,7 +12,8 @@ imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or `
 * :mod:`.stage_context`: what each model stage sees (the stage contexts);
 * :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
   :mod:`.findings` (the one finding type), :mod:`.frozen_inputs` (a revision's frozen inputs),
-  :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base).
+  :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base),
+  :mod:`.text_budget` (a stage's cooperative CPU budget for text work).
 """
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
@@ -31,4 +32,5 @@ __all__ = [
     "resolution",
     "stage_context",
     "stages",
+    "text_budget",
 ]

@@ -56,6 +56,7 @@ from vba_assets.domain.stage_context import (
     SearchView,
     SourceView,
 )
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.candidate_names import (
     MIN_SPELLING,
     SPELLING_MARGIN,
@@ -335,8 +336,8 @@ def assess_searches(
     sources = {s.alias: s.text for s in context.sources if s.readable and s.text is not None}
     patterns = helper_patterns(catalogs)
     language = report_language(context.sources)
-    return ResolutionAssessmentOutput(
-        assessments=[
-            assess_search(search, sources, patterns, language) for search in context.searches
-        ]
-    )
+    assessments = []
+    for search in context.searches:
+        check_budget()
+        assessments.append(assess_search(search, sources, patterns, language))
+    return ResolutionAssessmentOutput(assessments=assessments)

@@ -60,6 +60,7 @@ from vba_assets.domain.resolution.models import (
     UnsearchedName,
 )
 from vba_assets.domain.stage_context import CatalogView, PlanStageContext
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.admission import admit_terms, mark_compounds
 from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.gazetteer import (
@@ -95,6 +96,7 @@ def _is_part(short: Sequence[str], long: Sequence[str]) -> bool:
 
 
 def _inside(span: Span, others: Sequence[Span], *, strict_container: bool) -> bool:
+    check_budget()  # called per span, against every other span
     """True when ``span`` lies inside another span's extent (or, with ``strict_container``,
     contains another span)."""
     for other in others:
@@ -273,6 +275,7 @@ def select_searches(
     searched: dict[tuple[str, str, int], int] = {}
     also_cited: dict[int, list[Span]] = {}
     for term in ranked:
+        check_budget()
         if len(term.search_text) > MAX_TERM_CHARS:
             continue  # an over-long "word" (a log line, a URL) is never searched or proposed
         own = term.words

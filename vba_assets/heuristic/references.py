@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.resolution.links import agrees_with, slugs
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.inflection import inflects, stem
 from vba_assets.heuristic.markup import Link
 from vba_assets.heuristic.name_index import IndexedName, NameIndex
@@ -147,6 +148,7 @@ def attach_references(
         names = index.names_of(candidate.identity)
         best: tuple[tuple[int, int, int], Term, Span, IndexedName, str] | None = None
         for term in terms:
+            check_budget()  # per link and term: every mention of the term is compared
             if term.reference is not None:
                 continue
             for span in term.spans:

@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.heuristic.source_words import (
     APOSTROPHES,
@@ -255,6 +256,7 @@ def extract_spans(sources: Sequence[SourceText]) -> list[Span]:
     for source in sources:
         candidates: list[Span | None] = []
         for run in capitalized_runs(source):
+            check_budget()
             candidates.extend(_run_spans(source, run))
         candidates.extend(_quoted_spans(source))
         for span in candidates:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from vba_assets.domain.catalog.names import tokenize
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.lexicon import NOUN_CAPITALIZING, foreign_looking
 from vba_assets.heuristic.roles import RoleCues, mention_cues
@@ -190,6 +191,7 @@ def group_terms(
     texts = {source.alias: source.prose for source in sources}
     terms: dict[str, Term] = {}
     for span in spans:
+        check_budget()  # per mention: its role cues read the text around it
         term = terms.setdefault(fold(span.text), Term(fold(span.text), []))
         term.spans.append(span)
         cues = mention_cues(texts[span.source], span.start, span.extent)

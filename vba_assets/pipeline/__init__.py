@@ -18,6 +18,7 @@ __all__ = [
     "registry",
     "replay_verifiers",
     "revision",
+    "stage_budget",
     "stage_requests",
     "stage_runs",
     "trial",

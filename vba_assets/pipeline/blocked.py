@@ -21,6 +21,7 @@ from vba_assets.config import ProjectConfig
 from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import (
+    BudgetExceeded,
     ErrorCode,
     InputError,
     ModelError,
@@ -30,6 +31,7 @@ from vba_assets.errors import (
 )
 from vba_assets.llm_config import LlmConfig, load_llm_config, model_name
 from vba_assets.pipeline.frozen_revision import load_frozen
+from vba_assets.pipeline.stage_budget import recorded_budget
 from vba_assets.pipeline.trial import run_trial
 from vba_assets.pipeline.usage import stage_usage
 from vba_assets.store import CasePackage, Workspace
@@ -58,6 +60,8 @@ class BlockedRevision:
     tokens_cache_write: int
     #: The folder of the stage's rejected records (absolute), when the stage has any.
     rejected_dir: str | None
+    #: A ``STAGE_BUDGET_EXCEEDED`` block: the CPU budget in force when the stage stopped.
+    cpu_budget_s: float | None = None
 
     @property
     def partition_key(self) -> str:
@@ -102,6 +106,7 @@ class BlockedRevision:
                 "cache_write": self.tokens_cache_write,
             },
             "rejected_dir": self.rejected_dir,
+            "cpu_budget_s": self.cpu_budget_s,
         }
 
 
@@ -141,6 +146,9 @@ def revision_block(package: CasePackage, revision: str) -> BlockedRevision | Non
         tokens_cache_read=usage.cache_read_tokens if usage else 0,
         tokens_cache_write=usage.cache_write_tokens if usage else 0,
         rejected_dir=rejected_dir,
+        cpu_budget_s=(
+            recorded_budget(last) if last.get("code") == ErrorCode.STAGE_BUDGET_EXCEEDED else None
+        ),
     )
 
 
@@ -172,7 +180,9 @@ def blocked_lines(blocks: list[BlockedRevision], now: datetime) -> list[str]:
     for b in blocks:
         wait = b.wait_s(now)
         when = (
-            "no retry_at (review the rejected records, then `vba revision new`)"
+            f"CPU budget {b.cpu_budget_s:g} s spent (raise [budget] stage_cpu_s, then `vba resume`)"
+            if b.cpu_budget_s is not None
+            else "no retry_at (review the rejected records, then `vba revision new`)"
             if wait is None
             else f"retry_at {format_timestamp(b.retry_at)}"  # type: ignore[arg-type]
             + (" (due: `vba resume`)" if wait == 0 else f" (in {wait:.0f} s)")
@@ -204,19 +214,24 @@ def resume_blocked(
     Refuses (and runs nothing) when the case has no pending block, when the block has no
     ``retry_at`` (exhausted corrections: a new revision is the answer), when no ``llm_config``
     is given for a revision frozen with another provider, or before ``retry_at`` (with the time
-    to wait, as the stage itself refuses an early resume). Returns the summary.
+    to wait, as the stage itself refuses an early resume). A budget block
+    (``STAGE_BUDGET_EXCEEDED``, no ``retry_at``) resumes once the configured budget is larger than
+    the recorded one. Returns the summary.
 
     Raises:
         InputError: no blocked revision, or a block that cannot be resumed.
         StoreError: ``REVISION_FROZEN``: no ``llm_config`` for a non-default provider.
         ModelError, ResearchUnavailable: ``retry_at`` has not passed (``wait_s`` in the detail).
+        BudgetExceeded: a budget block, and the budget was not raised.
     """
     blocks = blocked_revisions(workspace, case_id)
     if not blocks:
         raise InputError(ErrorCode.INVALID_REVISION, f"{case_id} has no blocked revision")
     block = blocks[-1]
     now = clock()
-    if block.retry_at is None:
+    if block.cpu_budget_s is not None:
+        _refuse_unraised(block, project)
+    elif block.retry_at is None:
         raise ModelError(
             ErrorCode(block.code),
             f"{case_id} revision {block.revision} is blocked by {block.code} without retry_at: "
@@ -226,7 +241,7 @@ def resume_blocked(
     llm = load_llm_config(Path(llm_config) if llm_config else None)
     if llm_config is None:
         _refuse_default_for_another_provider(workspace.case(case_id), block.revision, llm)
-    if not block.due(now):
+    if block.retry_at is not None and not block.due(now):
         research = block.code == ErrorCode.RESEARCH_UNAVAILABLE.value
         error: type[VbaError] = ResearchUnavailable if research else ModelError
         raise error(
@@ -236,7 +251,7 @@ def resume_blocked(
             retry_at=format_timestamp(block.retry_at),
             wait_s=round(block.wait_s(now) or 0.0, 1),
         )
-    report = run_trial(
+    report = run_trial(  # the stage records the resume (vba_assets.pipeline.stage_budget)
         workspace,
         case_id,
         block.revision,
@@ -266,3 +281,17 @@ def _refuse_default_for_another_provider(
         case_id=package.case_id,
         revision=revision,
     )
+
+
+def _refuse_unraised(block: BlockedRevision, project: ProjectConfig) -> None:
+    """A budget block resumes only with a larger budget (the same text takes the same work)."""
+    recorded = block.cpu_budget_s or 0.0
+    if project.budget.stage_cpu_s <= recorded:
+        raise BudgetExceeded(
+            ErrorCode.STAGE_BUDGET_EXCEEDED,
+            f"{block.case_id} revision {block.revision} ({block.stage}) stopped at its CPU budget "
+            f"of {recorded:g} s; the configured budget is {project.budget.stage_cpu_s:g} s. Raise "
+            "[budget] stage_cpu_s in the project config, then resume",
+            cpu_budget_s=project.budget.stage_cpu_s,
+            recorded_cpu_budget_s=recorded,
+        )

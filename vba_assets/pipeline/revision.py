@@ -285,10 +285,16 @@ def refuse_changed_setting(env: RevisionEnv, rev: FrozenRevision) -> None:
 
 
 def block(
-    env: RevisionEnv, stage: Stage, error: VbaError, retry_at: datetime | None = None
+    env: RevisionEnv,
+    stage: Stage,
+    error: VbaError,
+    retry_at: datetime | None = None,
+    **extra: object,
 ) -> None:
-    """Record ``blocked`` with the code (and ``retry_at``) so the UI and a resume can see it."""
+    """Record ``blocked`` with the code (and ``retry_at``, and ``extra`` fields: what a resume
+    compares) so the UI and a resume can see it."""
     fields: dict[str, object] = {
+        **extra,
         "stage": stage.value,
         "code": error.code.value,
         "message": error.message,

@@ -20,6 +20,7 @@ from vba_assets.pipeline.providers import provider_factory
 from vba_assets.pipeline.recorder import count_dispatch_records
 from vba_assets.pipeline.registry import specs_until
 from vba_assets.pipeline.revision import RevisionEnv
+from vba_assets.pipeline.stage_budget import run_within_budget
 from vba_assets.pipeline.stage_runs import StageResult, StageRun, WorldAccess
 from vba_assets.store import Workspace
 from vba_assets.store.layout import CASE_JSON, PACKAGE_JSON
@@ -115,7 +116,7 @@ def run_trial(
         with package.lock(env.revision):
             for spec in specs:
                 started = time.monotonic()
-                report.stages.append(spec.run(run))
+                report.stages.append(run_within_budget(spec, run))
                 if progress is not None:
                     seconds = time.monotonic() - started
                     progress(f"{stage_line(report.stages[-1])} ({seconds:.1f} s)")

@@ -76,6 +76,7 @@ from vba_assets.domain.interpretation.rules_v4 import (
 from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.stage_context import InterpretationStageContext
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
 
 #: Re-exported: callers import these from here; they are defined in .rules_v4.
@@ -120,6 +121,7 @@ _QUOTED = re.compile(r"\"([^\"\n]+)\"|“([^”\n]+)”|„([^“”\n]+)[“”
 
 def causal_phrases(text: str, sources: Sequence[str] = ()) -> list[str]:
     """The :data:`CAUSAL_PHRASES` in ``text``, outside quotes copied from ``sources``."""
+    check_budget()  # per text of the reply, each searched for every source's quotes
 
     def blank(match: re.Match[str]) -> str:
         inner = next(group for group in match.groups() if group is not None)
@@ -141,6 +143,7 @@ def _time_issues(
     case = stage.case
     anchor = local_report_time(case.reported_at, case.reported_at_offset)
     for index, ref in enumerate(output.time_references):
+        check_budget()
         path = f"/time_references/{index}"
         issues += quote_issues(ref.source, ref.quote, ctx, path)
         expected: DateRange | None

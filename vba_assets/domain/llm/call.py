@@ -47,6 +47,7 @@ from vba_assets.domain.llm.policy import (
     next_attempt_number,
 )
 from vba_assets.domain.protocol import ProtocolSpec, protocol
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode, ModelError
 
 log = logging.getLogger(__name__)
@@ -161,6 +162,7 @@ def judge_reply(reply: ProviderReply, validate: Callable[[Any], Any]) -> tuple[A
         data = load_json(reply.output_text)
     except ValueError as exc:
         return None, [Finding(code=ErrorCode.LLM_INVALID_JSON, message=f"not valid JSON: {exc}")]
+    check_budget()  # the rules below are the stage's own text work (they check it again inside)
     try:
         result = validate(data)
     except ValidationError as exc:

@@ -30,6 +30,7 @@ from vba_assets.domain.resolution.citations import (
 )
 from vba_assets.domain.resolution.links import holds_identity
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
+from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
 
 #: Re-exported: callers import these from here (defined in .assessment_rules and .citations).
@@ -76,6 +77,7 @@ def _plan_findings(
         )
     seen: dict[tuple[str, ...], int] = {}
     for index, search in enumerate(plan.searches):
+        check_budget()
         path, sid = f"/searches/{index}", f"Q{index + 1}"
         if search.catalog not in catalog_names:
             issues.append(
@@ -118,6 +120,7 @@ def _plan_findings(
             )
         seen.setdefault(key, index)
         for m_index, mention in enumerate(search.mentions):
+            check_budget()
             m_path = f"{path}/mentions/{m_index}"
             mention_issues = check_mention(mention, sources, m_path, aliases, sid)
             issues.extend(mention_issues)
