@@ -40,6 +40,7 @@ import fcntl
 import json
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,6 +60,7 @@ from vba_assets.store.reading import (
     MAX_ARTIFACT_BYTES,
     Refusal,
     UnreadableFile,
+    not_regular_reason,
     read_resolved_file,
     store_error,
 )
@@ -218,8 +220,13 @@ def append_event(
 
     ensure_dir(path.parent)
     is_new = not os.path.exists(path)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK
+    fd = os.open(path, flags, 0o644)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # a FIFO or device in its place is never read or written
+            refused = UnreadableFile(Refusal.NOT_REGULAR, not_regular_reason(mode))
+            raise store_error(refused, where, where=where)
         fcntl.flock(fd, fcntl.LOCK_EX)  # released by close(), or by the kernel if we are killed
         log = parse_event_log(_read_fd(fd), where)
         if log.torn_tail:

@@ -149,3 +149,19 @@ def test_json_at_the_limit_is_read() -> None:
     assert parse_canonical(text.encode(), "deep.json") is not None
     with pytest.raises(ValueError, match="not JSON"):
         load_json("[NaN]")
+
+
+def test_an_event_log_that_is_no_regular_file_is_refused_not_written(tmp_path: Path) -> None:
+    package = CasePackage(tmp_path / "BUG-1", "BUG-1")
+    package.append_event("0001", "created", reason="test")
+    log = tmp_path / "BUG-1" / "analysis" / "interpretations" / "0001" / "events.jsonl"
+    log.unlink()
+    os.mkfifo(log)
+    for operation in (
+        lambda: package.append_event("0001", "started"),
+        lambda: package.read_events("0001"),
+    ):
+        with pytest.raises(StoreError) as caught:
+            operation()
+        assert caught.value.code is ErrorCode.ARTIFACT_UNREADABLE
+        assert "FIFO" in caught.value.message
