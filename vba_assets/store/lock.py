@@ -20,10 +20,12 @@
   instead of one fsync per folder at once.
 """
 
+import errno
 import fcntl
 import json
 import os
 import socket
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -35,6 +37,7 @@ from vba_assets.domain.canonical import canonical_bytes
 from vba_assets.domain.clock import format_timestamp
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.store.atomic import ensure_dir
+from vba_assets.store.reading import Refusal, UnreadableFile, not_regular_reason, store_error
 
 LOCK_FILE = ".lock"
 #: How often a waiting acquirer retries (``wait_s`` > 0).
@@ -134,7 +137,7 @@ def _acquire_once(
                 holder_pid=mine[0],
                 holder_since=mine[1],
             )
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = _open_lock_file(path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -153,6 +156,29 @@ def _acquire_once(
             raise
         _held[key] = (holder.pid, holder.acquired_at)
     return RevisionLock(case_id, revision, path, holder, fd)
+
+
+#: A FIFO, device or symlink put where the lock file belongs is refused, never opened for blocking
+#: IO or followed (the event log and the package readers do the same).
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+
+
+def _open_lock_file(path: Path) -> int:
+    """The lock file's fd, or ``ARTIFACT_UNREADABLE`` when something else stands in its place."""
+    what = f"lock file {path}"
+    try:
+        fd = os.open(path, _LOCK_FLAGS, 0o644)
+    except OSError as error:
+        if error.errno != errno.ELOOP:
+            raise
+        refused = UnreadableFile(Refusal.SYMLINK, "is a symlink (not followed)")
+        raise store_error(refused, what, where=str(path)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        refused = UnreadableFile(Refusal.NOT_REGULAR, not_regular_reason(mode))
+        raise store_error(refused, what, where=str(path))
+    return fd
 
 
 def _read_holder(fd: int) -> LockHolder | None:
