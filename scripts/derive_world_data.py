@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Derive the packaged demo world data from the reference data in ``../shared/data``.
 
-Reads the full Questie-X-WotLKDB creature catalog (``wotlk/``) and the complete AzerothCore quest
-giver tables (``azerothcore/``), checks them, and writes to ``vba_assets/worlddata/data/``:
+Reads the full Questie-X-WotLKDB creature, quest, item and gameobject catalogs with all their
+locales (``wotlk/``) and the complete AzerothCore quest giver tables (``azerothcore/``), checks them, and writes to ``vba_assets/worlddata/data/``:
 
 * one ``<table>.csv.gz`` per table of :mod:`vba_assets.worlddata.schema` (header = column names),
 * ``manifest.json`` (rows, bytes, sha256, columns and source file of each), and
@@ -32,6 +32,7 @@ from sqlalchemy import Table
 
 from vba_assets.worlddata.packaged import MANIFEST_NAME, column_converter
 from vba_assets.worlddata.schema import (
+    CREATURE_TABLES,
     WORLD_TABLES,
     creature_questender,
     creature_queststarter,
@@ -40,6 +41,12 @@ from vba_assets.worlddata.schema import (
     creature_template_locale,
     csv_header,
     data_file_name,
+    gameobject_template,
+    gameobject_template_locale,
+    item_template,
+    item_template_locale,
+    quest_template,
+    quest_template_locale,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -124,6 +131,48 @@ DERIVATIONS = (
         _int_key(0, 1),
         "entry, zone_id",
     ),
+    *(
+        derivation
+        for template, locale, columns, locale_columns, rows, locale_rows in (
+            (
+                quest_template,
+                quest_template_locale,
+                ["ID", "LogTitle", "MinLevel", "QuestLevel"],
+                ["ID", "locale", "Title"],
+                9_086,
+                81_776,
+            ),
+            (
+                item_template,
+                item_template_locale,
+                ["entry", "name"],
+                ["ID", "locale", "Name"],
+                36_727,
+                330_685,
+            ),
+            (
+                gameobject_template,
+                gameobject_template_locale,
+                ["entry", "name"],
+                ["entry", "locale", "name"],
+                12_959,
+                32_194,
+            ),
+        )
+        for derivation in (
+            Derivation(
+                template, f"wotlk/{template.name}.csv", columns, rows, _int_key(0), columns[0]
+            ),
+            Derivation(
+                locale,
+                f"wotlk/{locale.name}.csv",
+                locale_columns,
+                locale_rows,
+                _locale_key,
+                f"locale ({' '.join(LOCALE_ORDER)}), then {locale_columns[0]}",
+            ),
+        )
+    ),
 )
 
 
@@ -176,14 +225,26 @@ def encode_table(table: Table, rows: list[Row]) -> bytes:
 
 
 def check_references(tables: dict[str, list[Row]]) -> None:
-    """Every creature id in the other tables exists in creature_template; no faction is 0."""
+    """Every creature id in the creature tables exists in creature_template, every quest of the
+    quest giver tables in quest_template; no faction is 0.
+
+    The locale tables of quests, items and objects are not checked against their templates: the
+    source has ids only in the locale files (221 quests, 25 items, 4,175 objects), kept as they are.
+    """
     entries = {row[0] for row in tables[creature_template.name]}
     if any(row[6] == "0" for row in tables[creature_template.name]):
         raise SourceError("a source faction is 0: storing an empty faction as 0 would be ambiguous")
-    for name, rows in tables.items():
-        orphans = sorted({row[0] for row in rows} - entries, key=int)
+    for table in CREATURE_TABLES:
+        orphans = sorted({row[0] for row in tables[table.name]} - entries, key=int)
         if orphans:
-            raise SourceError(f"{name}: {len(orphans)} ids not in creature_template: {orphans[:5]}")
+            raise SourceError(
+                f"{table.name}: {len(orphans)} ids not in creature_template: {orphans[:5]}"
+            )
+    quests = {row[0] for row in tables[quest_template.name]}
+    for table in (creature_queststarter, creature_questender):
+        orphans = sorted({row[1] for row in tables[table.name]} - quests, key=int)
+        if orphans:
+            raise SourceError(f"{table.name}: {len(orphans)} quests not in quest_template")
 
 
 def derive(source_dir: Path) -> dict[str, bytes]:
@@ -229,6 +290,15 @@ def render_sources(manifest: dict[str, Any], tables: dict[str, list[Row]]) -> st
     empty_title = sum(1 for row in locale_rows if row[3] == "")
     empty_locale_name = sum(1 for row in locale_rows if row[2] == "")
     no_locale = len({row[0] for row in template_rows} - {row[0] for row in locale_rows})
+    locale_only = ", ".join(
+        f"{len({r[0] for r in tables[locale.name]} - {r[0] for r in tables[template.name]}):,} "
+        f"{label}"
+        for template, locale, label in (
+            (quest_template, quest_template_locale, "quests"),
+            (item_template, item_template_locale, "items"),
+            (gameobject_template, gameobject_template_locale, "objects"),
+        )
+    )
     lines = [
         f"| `{entry['file']}` | `{name}` | {entry['rows']:,} | {entry['bytes']:,} "
         f"| `{entry['source_file']}` | {entry['sorted_by']} |"
@@ -245,7 +315,25 @@ def render_sources(manifest: dict[str, Any], tables: dict[str, list[Row]]) -> st
         empty_title=f"{empty_title:,}",
         no_locale=f"{no_locale:,}",
         empty_locale_name=f"{empty_locale_name:,}",
+        empty_object_name=f"{_count_empty(tables[gameobject_template.name], 1):,}",
+        locale_only=locale_only,
+        shared_titles=f"{_shared_names(tables[quest_template.name]):,}",
+        shared_items=f"{_shared_names(tables[item_template.name]):,}",
+        shared_objects=f"{_shared_names(tables[gameobject_template.name]):,}",
     )
+
+
+def _count_empty(rows: list[Row], column: int) -> int:
+    return sum(1 for row in rows if row[column] == "")
+
+
+def _shared_names(rows: list[Row]) -> int:
+    """How many distinct non-empty names (column 1) more than one id carries."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        if row[1]:
+            counts[row[1]] = counts.get(row[1], 0) + 1
+    return sum(1 for count in counts.values() if count > 1)
 
 
 SOURCES_TEMPLATE = """\
@@ -273,6 +361,10 @@ match it.
   `../shared/data/wotlk/` (see its `SOURCE.md`). License: that repository's `README.md` ends with a
   "License" section that says **"MIT License"**; the tree has no `LICENSE` file, and the `.toc`
   names "Questie Team" as author. The license of the upstream Questie project was not checked.
+* `quest_template`, `quest_template_locale`, `item_template`, `item_template_locale`,
+  `gameobject_template`, `gameobject_template_locale`: derived from the quest, item and object
+  tables and the locale lookups of the same repository and commit (same license facts), via the
+  same folder (its `SOURCE.md`, part "Quests, items and gameobjects").
 * `creature_queststarter`, `creature_questender`: the complete ACDB 12.0.1 base tables of
   **`azerothcore/azerothcore-wotlk`**, commit `abbd552ce578a55e5f89b63be572be933bf9a5ef`
   (`data/sql/base/db_world/creature_queststarter.sql` / `creature_questender.sql`), via
@@ -283,7 +375,8 @@ match it.
 
 UTF-8 without BOM, comma separator, `\\n` line ends, fields quoted only when needed (`"` doubled),
 header row = the DB column names in table order, gzip level 9 with mtime 0 and no stored file name.
-All numbers are unsigned integers. An empty field is stored as declared per column in `schema.py`.
+All numbers are integers, unsigned except `quest_template.QuestLevel` (-1 = the player's level).
+An empty field is stored as declared per column in `schema.py`.
 
 ## What was transformed
 
@@ -297,6 +390,11 @@ All numbers are unsigned integers. An empty field is stored as declared per colu
   count of `creature` spawn rows (guids), and zone ids follow Questie (an instance is sometimes
   filed under its own zone id).
 * `creature_queststarter`, `creature_questender`: unchanged (`id, quest`).
+* `quest_template`: columns `ID, LogTitle, MinLevel, QuestLevel` of all rows (placeholder levels
+  200/255 and QuestLevel -1 kept). `item_template`, `gameobject_template`: `entry, name`.
+  Their locale tables: every row of all 9 locales, columns unchanged. Names and titles are copied
+  exactly (trailing spaces, `’`, `‧`, one U+FFFD kept): strip and normalise before comparing.
+  The addon's placeholder objects 300000-300244 (`TEMP ...`) are kept.
 * Rows are re-sorted (see the table above); values are otherwise byte-for-byte the source's.
 
 ### Empty fields (the Questie source cannot tell nil from `''`)
@@ -309,6 +407,8 @@ All numbers are unsigned integers. An empty field is stored as declared per colu
   No other source row has faction 0 (the script checks this), so 0 means "not given by the source".
 * `creature_template_locale.Title`: {empty_title} rows are empty; stored as **NULL**.
   {empty_locale_name} `Name` fields are empty (an empty `Name` would be stored as NULL).
+* `gameobject_template.name`: {empty_object_name} rows are empty; stored as `''` (NOT NULL like
+  AzerothCore's). No other name or title of the quest, item or object tables is empty.
 
 ## Known limits
 
@@ -319,8 +419,13 @@ All numbers are unsigned integers. An empty field is stored as declared per colu
   The addon's run-time corrections (`Database/Corrections/*.lua`) are not applied.
 * Locale names can differ from AzerothCore's in characters (zhTW uses U+00B7 where AzerothCore uses
   U+2027; frFR apostrophes). {no_locale} creatures have no locale row at all (English only).
-* Quest links come from AzerothCore only; no `quest_template` is shipped (quest ids are bare
-  numbers, without titles).
+* Quest links come from AzerothCore only; quest titles come from Questie. Every quest of
+  `creature_queststarter`/`creature_questender` is in `quest_template` (the script checks this).
+* The locale tables of quests, items and objects do not match their templates id for id: ids only
+  in a locale table ({locale_only}) are kept, so a title or name can have no English row.
+  Titles and names repeat ({shared_titles} quest titles, {shared_items} item names and
+  {shared_objects} non-empty object names are shared by several ids), and some are also creature
+  names: a name alone does not say what the report means.
 * Every creature id in the locale, quest and marker tables exists in `creature_template` (the
   script checks this).
 * Text comparison: MariaDB uses `utf8mb4_unicode_ci` (case and accent insensitive); the SQLite

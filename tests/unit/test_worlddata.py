@@ -37,6 +37,8 @@ from vba_assets.worlddata.build import (
 )
 from vba_assets.worlddata.packaged import packaged_data_dir
 from vba_assets.worlddata.schema import (
+    CREATURE_TABLES,
+    REFERENCE_TABLES,
     TRIGRAM_INDEXED_COLUMNS,
     create_table_statements,
     mariadb_dialect,
@@ -359,15 +361,20 @@ def test_one_schema_for_sqlite_and_mariadb() -> None:
     assert "subname CHAR(100)," in mariadb[0]
     assert "`Name` TEXT" in mariadb[1]
     sqlite_ddl = create_table_statements(sqlite_dialect())
-    assert "WITHOUT ROWID" not in sqlite_ddl[0]  # entry is the rowid
-    assert all("WITHOUT ROWID" in statement for statement in sqlite_ddl[1:])
+    # A single integer key is the rowid; a composite key makes the table WITHOUT ROWID.
+    for table, statement in zip(WORLD_TABLES, sqlite_ddl, strict=True):
+        composite = len(table.primary_key.columns) > 1
+        assert ("WITHOUT ROWID" in statement) == composite, table.name
 
 
 def test_mariadb_ci_config_matches_the_demo_catalogs() -> None:
     config = load_project_config(REPO / "config" / "project.mariadb-ci.toml")
     assert config.database.url == "mysql+pymysql://vba_reader@127.0.0.1:3306/vba_world"
     assert config.database.password_env == "VBA_WORLD_DB_PASSWORD"
-    assert config.database.allowlist == DEMO_ALLOWLIST == list(WORLD_TABLE_NAMES)
+    # The reference tables (quests, items, objects) are loaded but read by no default catalog, so
+    # they stay out of the allowlist and the snapshot binding of existing cases is unchanged.
+    assert config.database.allowlist == DEMO_ALLOWLIST == [t.name for t in CREATURE_TABLES]
+    assert set(WORLD_TABLE_NAMES) - set(DEMO_ALLOWLIST) == {t.name for t in REFERENCE_TABLES}
     assert config.catalogs == [CatalogConfig.model_validate(item) for item in DEMO_CATALOGS]
     assert config.workspace == (REPO / "vba-workspace-mariadb").resolve()
     tables = {table.name: set(table.columns.keys()) for table in WORLD_TABLES}

@@ -24,6 +24,7 @@ from sqlalchemy.types import CHAR, VARCHAR, Integer
 from vba_assets.errors import ErrorCode, InputError
 from vba_assets.worlddata.schema import (
     INFO_MAX,
+    INFO_MIN,
     WORLD_TABLES,
     csv_header,
     data_file_name,
@@ -34,6 +35,7 @@ from vba_assets.worlddata.schema import (
 MANIFEST_NAME = "manifest.json"
 
 _DIGITS = re.compile(r"[0-9]+")
+_SIGNED_DIGITS = re.compile(r"-?[0-9]+")
 
 Converter = Callable[[str], Any]
 
@@ -74,15 +76,20 @@ def column_converter(column: Column[Any]) -> Converter:
     column_type = column.type
     if isinstance(column_type, Integer):
         maximum = int(column.info[INFO_MAX])
+        minimum = int(column.info.get(INFO_MIN, 0))
+        pattern = _DIGITS if minimum >= 0 else _SIGNED_DIGITS
+        kind = "an unsigned" if minimum >= 0 else "a signed"
 
         def to_int(field: str) -> Any:
             if field == "" and empty_allowed:
                 return empty_value
-            if not _DIGITS.fullmatch(field):
-                raise ValueError(f"expected an unsigned integer, got {field[:40]!r}")
+            if not pattern.fullmatch(field):
+                raise ValueError(f"expected {kind} integer, got {field[:40]!r}")
             value = int(field)
             if value > maximum:
                 raise ValueError(f"{value} exceeds the column maximum {maximum}")
+            if value < minimum:
+                raise ValueError(f"{value} is below the column minimum {minimum}")
             return value
 
         return to_int

@@ -12,6 +12,18 @@ that are shipped; columns AzerothCore has but the demo data does not are simply 
 * ``creature_queststarter`` / ``creature_questender``: ``id``, ``quest``; PK (id, quest).
 * ``creature_spawn_markers``: **not an AzerothCore table**. Per (entry, zone_id) the number of map
   markers the Questie addon lists; it is not a count of ``creature`` spawn rows (guids).
+* ``quest_template``: ``ID`` INT UNSIGNED PK, ``LogTitle`` TEXT NULL, ``MinLevel`` TINYINT UNSIGNED,
+  ``QuestLevel`` SMALLINT (signed); ``quest_template_locale``: ``ID``, ``locale``, ``Title`` TEXT
+  NULL; PK (ID, locale). (SCHEMA.md gives ``quest_template``; for ``quest_template_locale`` only
+  the 2019 definition was read, whose ``ID`` was MEDIUMINT UNSIGNED: INT UNSIGNED holds it.)
+* ``item_template``: ``entry`` INT UNSIGNED PK, ``name`` VARCHAR(255) NOT NULL, ``KEY
+  idx_item_name`` (AzerothCore's ``idx_name``: SQLite index names are unique per database);
+  ``item_template_locale``: ``ID``, ``locale``, ``Name`` TEXT NULL; PK (ID, locale).
+* ``gameobject_template``: ``entry`` INT UNSIGNED PK, ``name`` VARCHAR(100) NOT NULL, ``KEY
+  idx_gameobject_name``; ``gameobject_template_locale``: ``entry``, ``locale``, ``name`` TEXT NULL; PK (entry,
+  locale). The item and gameobject shapes are not in ``../shared/data/azerothcore/SCHEMA.md``; the
+  column names are AzerothCore's (``../shared/data/wotlk/SOURCE.md``) and the types those of
+  AzerothCore's dumps. ``Description``/``castBarCaption``/``VerifiedBuild`` are not shipped.
 
 On MariaDB/MySQL every table is InnoDB with ``utf8mb4`` / ``utf8mb4_unicode_ci`` like AzerothCore,
 and integers are unsigned. On SQLite the integers are plain ``INTEGER`` (so ``entry`` is the rowid)
@@ -57,11 +69,15 @@ _MYSQL_FAMILY = ("mysql", "mariadb")
 
 #: ``Column.info`` key: value stored for an empty CSV field (absent means "empty is an error").
 INFO_EMPTY = "csv_empty"
-#: ``Column.info`` key: largest allowed integer (the unsigned MySQL type's maximum).
+#: ``Column.info`` key: largest allowed integer (the MySQL type's maximum).
 INFO_MAX = "max"
+#: ``Column.info`` key: smallest allowed integer of a signed column (absent: unsigned, 0).
+INFO_MIN = "min"
 
 _TINYINT_UNSIGNED_MAX = 255
 _SMALLINT_UNSIGNED_MAX = 65_535
+_SMALLINT_MIN = -32_768
+_SMALLINT_MAX = 32_767
 _INT_UNSIGNED_MAX = 4_294_967_295
 
 _NULL_IF_EMPTY: dict[str, Any] = {INFO_EMPTY: None}
@@ -90,6 +106,13 @@ def _uint(name: str, mysql_type: Any, maximum: int, **kwargs: Any) -> Column[int
     return Column(
         name, _unsigned(mysql_type), nullable=False, autoincrement=False, info=info, **kwargs
     )
+
+
+def _int(name: str, mysql_type: Any, minimum: int, maximum: int) -> Column[int]:
+    """A signed NOT NULL integer column (``INTEGER`` on SQLite)."""
+    info = {INFO_MIN: minimum, INFO_MAX: maximum}
+    column_type = Integer().with_variant(mysql_type(), *_MYSQL_FAMILY)
+    return Column(name, column_type, nullable=False, autoincrement=False, info=info)
 
 
 metadata = MetaData()
@@ -148,14 +171,81 @@ creature_spawn_markers = Table(
     **_COMPOSITE_KEY_OPTIONS,
 )
 
-#: Every table, in load order. Each is filled from ``data/<table name>.csv.gz``.
-WORLD_TABLES: tuple[Table, ...] = (
+
+def _name_locale(name: str, identity: str, text: str) -> Table:
+    """A ``<thing>_template_locale`` table: identity, ``locale``, one nullable TEXT name column."""
+    return Table(
+        name,
+        metadata,
+        _uint(identity, mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+        Column("locale", VARCHAR(4), primary_key=True, nullable=False),
+        Column(text, Text, nullable=True, info=_NULL_IF_EMPTY),
+        **_COMPOSITE_KEY_OPTIONS,
+    )
+
+
+def _named_template(
+    name: str, length: int, index: str, system: str, empty_name: str | None = None
+) -> Table:
+    """An ``item_template``/``gameobject_template`` subset: ``entry`` and a NOT NULL ``name``."""
+    info = {} if empty_name is None else {INFO_EMPTY: empty_name}
+    return Table(
+        name,
+        metadata,
+        _uint("entry", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+        Column("name", VARCHAR(length), nullable=False, info=info),
+        Index(index, "name"),
+        comment=f"{system} (demo subset of the AzerothCore columns)",
+        **_TABLE_OPTIONS,
+    )
+
+
+quest_template = Table(
+    "quest_template",
+    metadata,
+    _uint("ID", mysql.INTEGER, _INT_UNSIGNED_MAX, primary_key=True),
+    # Nullable TEXT like AzerothCore's LogTitle; no source title is empty.
+    Column("LogTitle", Text, nullable=True, info=_NULL_IF_EMPTY),
+    _uint("MinLevel", mysql.TINYINT, _TINYINT_UNSIGNED_MAX),
+    # Signed like AzerothCore's smallint: -1 means "the player's level".
+    _int("QuestLevel", mysql.SMALLINT, _SMALLINT_MIN, _SMALLINT_MAX),
+    comment="Quest System (demo subset of the AzerothCore columns)",
+    **_TABLE_OPTIONS,
+)
+
+quest_template_locale = _name_locale("quest_template_locale", "ID", "Title")
+
+# AzerothCore names both indexes idx_name; SQLite index names are per database, not per table.
+item_template = _named_template("item_template", 255, "idx_item_name", "Item System")
+item_template_locale = _name_locale("item_template_locale", "ID", "Name")
+
+# NOT NULL DEFAULT '' like AzerothCore: the 874 source rows with an empty name store ''.
+gameobject_template = _named_template(
+    "gameobject_template", 100, "idx_gameobject_name", "Gameobject System", empty_name=""
+)
+gameobject_template_locale = _name_locale("gameobject_template_locale", "entry", "name")
+
+#: The creature tables (the demo catalogs and their quest and spawn facts).
+CREATURE_TABLES: tuple[Table, ...] = (
     creature_template,
     creature_template_locale,
     creature_queststarter,
     creature_questender,
     creature_spawn_markers,
 )
+#: The reference tables of the things a report names besides creatures: quest titles, item and
+#: gameobject names, each with its locales. No default catalog reads them; a project allowlists
+#: them where a catalog or the planner's lookup uses them.
+REFERENCE_TABLES: tuple[Table, ...] = (
+    quest_template,
+    quest_template_locale,
+    item_template,
+    item_template_locale,
+    gameobject_template,
+    gameobject_template_locale,
+)
+#: Every table, in load order. Each is filled from ``data/<table name>.csv.gz``.
+WORLD_TABLES: tuple[Table, ...] = CREATURE_TABLES + REFERENCE_TABLES
 
 #: Table names in load order (the allowlist of the demo DB is exactly these).
 WORLD_TABLE_NAMES: tuple[str, ...] = tuple(table.name for table in WORLD_TABLES)
