@@ -1,4 +1,4 @@
-"""Session-wide test hygiene: no API keys, no network beyond loopback, a shared world-DB cache."""
+"""Session-wide test hygiene: no API keys or tracker tokens, no network beyond loopback, a shared world-DB cache."""
 
 import ipaddress
 import os
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.providers import API_KEY_VARS
+from tests.providers import API_KEY_VARS, TRACKER_TOKEN_VARS
 
 REPO = Path(__file__).resolve().parents[1]
 
 # The demo world DB is content-addressed by its packaged data, so one build serves every test run.
 os.environ.setdefault("VBA_CACHE_DIR", str(REPO / ".cache" / "worlddb"))
-for _var in API_KEY_VARS:  # every key variable of the provider registry (tests/providers.py)
+for _var in (*API_KEY_VARS, *TRACKER_TOKEN_VARS):  # every key and token variable (providers.py)
     os.environ.pop(_var, None)
 
 _real_connect = socket.socket.connect
@@ -38,7 +38,7 @@ socket.socket.connect = _loopback_only_connect  # type: ignore[method-assign]
 
 @pytest.fixture(autouse=True)
 def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    for var in API_KEY_VARS:
+    for var in (*API_KEY_VARS, *TRACKER_TOKEN_VARS):
         monkeypatch.delenv(var, raising=False)
     yield
 

@@ -36,3 +36,9 @@ KEYED_PROVIDERS: tuple[str, ...] = tuple(
 )
 #: Every variable that may hold an API key of a registered provider: never set in a test.
 API_KEY_VARS: tuple[str, ...] = tuple(sorted({var for name in PROVIDERS for var in key_vars(name)}))
+
+#: The variables a tracker token usually lives in (``[[trackers]] token_env``): never set in a test.
+TRACKER_TOKEN_VARS: tuple[str, ...] = ("GH_TOKEN", "GITHUB_TOKEN", "VBA_TEST_GITHUB_TOKEN")
+#: The tracker token of the tests (GitHub's fine-grained format): the tracker secret tests grep the
+#: workspace and the Dagster instance for it after syncing and posting with it.
+TRACKER_CANARY = "github_pat_CANARY0tracker0token0e4c2a9b7_never0write0me"

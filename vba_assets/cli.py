@@ -4,7 +4,9 @@ Every command without ``--project-config`` uses the embedded default (the demo w
 use from the packaged data). Imports are lazy so that ``vba lookup`` never imports Dagster.
 
 Exit codes: 0 ok; 1 unexpected failure; 2 bad input or usage; 3 bad configuration; 4 the world DB is
-unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provider failed.
+unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provider failed; 7 a tracker
+sync or post stopped before the end (rate limit, server or network error: the reason is printed and
+recorded, the next run resumes).
 """
 
 import argparse
@@ -70,6 +72,24 @@ def _import_github_issues(args: argparse.Namespace) -> int:
     else:
         print("\n".join(outcome.lines()))
     return 2 if outcome.refused else 0
+
+
+def cmd_tracker_sync(args: argparse.Namespace) -> int:
+    """``vba tracker sync``: every ``[[trackers]]`` block, or ``--tracker NAME``."""
+    from vba_assets.store import Workspace
+    from vba_assets.tracker.sync import sync_tracker
+
+    config = _project(args)
+    trackers = [config.tracker(args.tracker)] if args.tracker else config.trackers
+    results = [sync_tracker(Workspace(config.workspace), tracker) for tracker in trackers]
+    if args.json:
+        document = {"trackers": [result.to_json() for result in results]}
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(line for r in results for line in r.lines()) or "no [[trackers]] block")
+    if any(r.stopped is not None for r in results):
+        return 7
+    return 2 if any(r.outcome.refused for r in results) else 0
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:
@@ -321,6 +341,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --github-issues: import only issues with this label (repeatable)",
     )
     imp.add_argument("--json", action="store_true", help="with --github-issues: print JSON")
+
+    tracker = sub.add_parser("tracker", help="Cases from issue trackers ([[trackers]] blocks).")
+    tracker_sub = tracker.add_subparsers(dest="tracker_command", required=True)
+    sync = tracker_sub.add_parser(
+        "sync",
+        help="Import new and edited issues of each [[trackers]] block since its cursor.",
+        description="Import new and edited issues of each [[trackers]] block since its cursor "
+        "(<workspace>/trackers/<name>/cursor.json); the token is read from token_env.",
+    )
+    sync.set_defaults(handler=cmd_tracker_sync)
+    sync.add_argument("--project-config", help="project config TOML with [[trackers]] blocks")
+    sync.add_argument("--tracker", metavar="NAME", help="only this tracker (default: every one)")
+    sync.add_argument("--json", action="store_true", help="print what was imported as JSON")
 
     look = add("lookup", cmd_lookup, "Resolve a name against the world DB catalogs.")
     look.add_argument("--catalog", help="search only this catalog")

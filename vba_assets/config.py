@@ -10,11 +10,12 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from vba_assets.domain.base import StrictModel
+from vba_assets.domain.case.report_source import REPOSITORY_PATTERN
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.errors import ConfigError, ErrorCode
 
@@ -136,6 +137,110 @@ class BudgetConfig(StrictModel):
     )
 
 
+#: The REST API of github.com (GitHub Enterprise Server: ``https://HOST/api/v3``).
+GITHUB_API_URL = "https://api.github.com"
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_API_URL = re.compile(r"https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/\-]*)?")
+#: Prefixes of GitHub's token formats: a ``token_env`` that starts with one is a pasted token.
+_TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
+
+
+class TrackerConfig(StrictModel):
+    """One ``[[trackers]]`` block: an issue tracker that ``vba tracker sync`` and its sensor read.
+
+    The token is never a field: ``token_env`` names the environment variable that holds it, read by
+    :meth:`token` at each request, so no config object, record or error can carry it.
+    """
+
+    name: str = Field(
+        pattern=r"^[a-z][a-z0-9_]{0,39}$",
+        description="Short name: the sensor is tracker_<name>_sensor, the cursor lives in "
+        "<workspace>/trackers/<name>/.",
+    )
+    kind: Literal["github"] = Field(description="The tracker's API (only GitHub's REST API).")
+    repository: str = Field(description="owner/name of the repository whose issues are read.")
+    api_url: str = Field(
+        default=GITHUB_API_URL,
+        description="REST API root: https://api.github.com, https://HOST/api/v3 for GitHub "
+        "Enterprise Server, or a test server. No credentials, query or fragment.",
+    )
+    token_env: str | None = Field(
+        default=None,
+        description="Name of the environment variable that holds the token (unset: anonymous "
+        "requests, 60 an hour on github.com; write_back needs a token).",
+    )
+    labels: list[str] | None = Field(
+        default=None, description="Import only issues with one of these labels (None: all)."
+    )
+    include_comments: bool = Field(default=True, description="Comments become attachments.")
+    write_back: Literal["off", "comment"] = Field(
+        default="off",
+        description="'comment': post the interpretation summary as one comment per revision.",
+    )
+    interval_s: int = Field(default=60, ge=10, le=86400, description="The sensor's interval.")
+    max_wait_s: float = Field(
+        default=30.0,
+        ge=0,
+        le=3600,
+        description="The longest rate-limit or retry wait inside one sync; a longer one stops the "
+        "sync with a recorded reason (the next one resumes from the cursor).",
+    )
+    timeout_s: float = Field(default=30.0, gt=0, le=300, description="Per HTTP request.")
+
+    @field_validator("repository")
+    @classmethod
+    def _repository(cls, repository: str) -> str:
+        if not REPOSITORY_PATTERN.fullmatch(repository):
+            raise ValueError("must be owner/name as GitHub spells it")
+        return repository
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, url: str) -> str:
+        if not _API_URL.fullmatch(url):
+            raise ValueError(
+                "must be http(s)://host[:port][/path] without credentials, query or fragment"
+            )
+        return url.rstrip("/")
+
+    @field_validator("token_env")
+    @classmethod
+    def _token_env(cls, name: str | None) -> str | None:
+        if name is not None and (
+            not _ENV_NAME.fullmatch(name) or name.lower().startswith(_TOKEN_PREFIXES)
+        ):
+            raise ValueError(
+                "must be the NAME of an environment variable that holds the token, never the "
+                "token itself"
+            )
+        return name
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str] | None) -> list[str] | None:
+        if labels is None:
+            return None
+        if not labels:
+            raise ValueError("an empty list imports nothing; leave labels out to import all")
+        for label in labels:
+            if not label.strip() or len(label) > 100 or "\n" in label:
+                raise ValueError(f"{label!r} is not a label name")
+        if len({label.casefold() for label in labels}) != len(labels):
+            raise ValueError("duplicate label (names compare ignoring case)")
+        return labels
+
+    @model_validator(mode="after")
+    def _write_back_needs_token(self) -> "TrackerConfig":
+        if self.write_back != "off" and self.token_env is None:
+            raise ValueError("write_back needs token_env (posting a comment needs a token)")
+        return self
+
+    def token(self) -> str | None:
+        """The token from the environment at this moment (None: unset or no ``token_env``)."""
+        value = os.environ.get(self.token_env) if self.token_env else None
+        return value or None
+
+
 class ProjectConfig(StrictModel):
     """Everything an operator configures for one deployment."""
 
@@ -144,6 +249,10 @@ class ProjectConfig(StrictModel):
     entity_resolution: EntityResolutionConfig | None = None
     operations: OperationsConfig = Field(default_factory=OperationsConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+
+    trackers: list[TrackerConfig] = Field(
+        default_factory=list, description="[[trackers]] blocks: issue trackers cases come from."
+    )
     source: str = Field(default="<embedded default>", description="Where this config came from.")
 
     @model_validator(mode="after")
@@ -155,7 +264,31 @@ class ProjectConfig(StrictModel):
                         f"entity_resolution.catalogs[{index}].table {catalog.table!r} is not in "
                         "database.allowlist"
                     )
+        names = [tracker.name for tracker in self.trackers]
+        if len(set(names)) != len(names):
+            raise ValueError("trackers: duplicate name")
+        repositories = [tracker.repository.lower() for tracker in self.trackers]
+        if len(set(repositories)) != len(repositories):
+            # a case id is derived from owner/name alone: two blocks would write the same cases
+            raise ValueError("trackers: two blocks read the same repository")
         return self
+
+    def tracker(self, name: str) -> TrackerConfig:
+        """The ``[[trackers]]`` block called ``name``.
+
+        Raises:
+            ConfigError: CONFIG_INVALID when there is none (the message lists the names).
+        """
+        for tracker in self.trackers:
+            if tracker.name == name:
+                return tracker
+        known = ", ".join(t.name for t in self.trackers) or "none configured"
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"{self.source}: no [[trackers]] block named {name!r} ({known})",
+            key="trackers",
+            source=self.source,
+        )
 
     @property
     def catalogs(self) -> list[CatalogConfig]:

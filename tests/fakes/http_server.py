@@ -101,35 +101,50 @@ class ScriptedHTTPServer:
         return Scripted(status=418, body={"error": "the test scripted no response for this"})
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        owner = self
+        def answer(received: ReceivedRequest) -> Scripted | None:
+            scripted = self._next(received)
+            if scripted.stall_s and self._stop.wait(scripted.stall_s):
+                return None
+            return scripted
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self._answer()
+        return handler_class(answer)
 
-            def do_GET(self) -> None:
-                self._answer()
 
-            def _answer(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                headers = {key.lower(): value for key, value in self.headers.items()}
-                scripted = owner._next(ReceivedRequest(self.command, self.path, headers, body))
-                if scripted.stall_s and owner._stop.wait(scripted.stall_s):
-                    return
-                payload, content_type = scripted.encoded()
-                try:
-                    self.send_response(scripted.status)
-                    self.send_header("Content-Type", content_type)
-                    self.send_header("Content-Length", str(len(payload)))
-                    for key, value in scripted.headers.items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
+def handler_class(
+    answer: Callable[[ReceivedRequest], Scripted | None],
+) -> type[BaseHTTPRequestHandler]:
+    """A handler that answers each GET, POST or PATCH with ``answer(request)`` (None: nothing)."""
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self._answer()
 
-        return Handler
+        def do_GET(self) -> None:
+            self._answer()
+
+        def do_PATCH(self) -> None:
+            self._answer()
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            scripted = answer(ReceivedRequest(self.command, self.path, headers, body))
+            if scripted is None:
+                return
+            payload, content_type = scripted.encoded()
+            try:
+                self.send_response(scripted.status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                for key, value in scripted.headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler

@@ -2,6 +2,9 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "github_api",
     "github_issues",
     "issue_import",
+    "sync",
+    "sync_state",
 ]

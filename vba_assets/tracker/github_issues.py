@@ -12,7 +12,8 @@ The mapping:
   from ``user.login`` (null for a deleted account).
 * Image URLs in the body (markdown ``![..](url)``, HTML ``<img src=url>``, a bare GitHub upload
   link) become ``screenshot`` attachments given as ``url``: listed, unreadable (``not_fetched``),
-  never fetched. Then the comments, ordered by ``created_at`` then ``id``, one ``other`` text
+  never fetched. Then the comments (but the project's own write-back comments, whose body starts
+  with :data:`WRITE_BACK_MARKER_PREFIX`), ordered by ``created_at`` then ``id``, one ``other`` text
   attachment each, named ``comment <n> by <login> at <created_at>``; given ``answers_after`` (when
   an interpretation of the case asked the reporter a clarification question), a comment by the
   issue's author created after that time is kind ``clarification_answer`` instead. A report holds at most
@@ -44,6 +45,9 @@ from vba_assets.errors import VbaError
 CASE_ID_PREFIX = "gh-"
 #: Hex digits of ``sha256(lowercased "owner/name")`` in a case id.
 REPOSITORY_DIGEST_CHARS = 12
+#: The hidden first line of a comment this project posted (write-back): not the reporter's words,
+#: so never an attachment (else each post would edit the case it summarises).
+WRITE_BACK_MARKER_PREFIX = "<!-- vba:"
 #: The most body images kept as attachments (the rest are counted).
 MAX_IMAGES = 8
 _MAX_CASE_ID = 64
@@ -222,7 +226,7 @@ def _mapped(
         {"name": f"image {index} in the body", "kind": "screenshot", "url": url}
         for index, url in enumerate(kept_images, start=1)
     ]
-    ordered = sorted(comments, key=_comment_order)
+    ordered = sorted((c for c in comments if not is_write_back(c)), key=_comment_order)
     room = MAX_ATTACHMENTS - len(attachments)
     for index, comment in enumerate(ordered[:room], start=1):
         attachments.append(
@@ -282,6 +286,12 @@ def _comment_kind(
         return "other"
     created = datetime.fromisoformat(str(comment["created_at"]).replace("Z", "+00:00"))
     return "clarification_answer" if created > answers_after else "other"
+
+
+def is_write_back(comment: Mapping[str, Any]) -> bool:
+    """A comment this project posted (its body starts with the write-back marker)."""
+    body = comment.get("body")
+    return isinstance(body, str) and body.lstrip().startswith(WRITE_BACK_MARKER_PREFIX)
 
 
 def _comment_order(comment: Mapping[str, Any]) -> tuple[str, int]:
