@@ -56,6 +56,15 @@ def workspace(tmp_path: Path) -> Workspace:
     return Workspace(tmp_path / "ws")
 
 
+def cases_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of the case packages but the import locks (they hold a pid and a time)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted((root / "cases").rglob("*"))
+        if p.is_file() and ".import-locks" not in p.parts
+    }
+
+
 def tracker_config(url: str, **overrides: Any) -> TrackerConfig:
     values: dict[str, Any] = {
         "name": "core",

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.github_server import FakeGitHub
-from tests.tracker.conftest import REPO, FakeClock, project_toml, seed, tracker_config
+from tests.tracker.conftest import REPO, FakeClock, cases_bytes, project_toml, seed, tracker_config
 from vba_assets.cli import main
 from vba_assets.store import Workspace
 from vba_assets.tracker.github_issues import case_id_for
@@ -17,14 +17,6 @@ from vba_assets.tracker.sync_state import read_cursor
 
 def cases(workspace: Workspace) -> list[str]:
     return workspace.case_ids()
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted((root / "cases").rglob("*"))
-        if p.is_file()
-    }
 
 
 def test_a_first_sync_imports_every_non_pr_issue_and_a_second_costs_no_rate_limit(
@@ -51,7 +43,7 @@ def test_a_first_sync_imports_every_non_pr_issue_and_a_second_costs_no_rate_limi
     assert all(e.query["sort"] == "updated" and e.query["direction"] == "asc" for e in lists)
     cursor = read_cursor(workspace, "core")
     assert cursor.since == github.issues[6]["updated_at"] and cursor.etag is not None
-    before = snapshot(workspace.root)
+    before = cases_bytes(workspace.root)
     github.log.clear()
 
     second = sync_tracker(workspace, tracker, clock=fake_clock.clock())
@@ -60,7 +52,7 @@ def test_a_first_sync_imports_every_non_pr_issue_and_a_second_costs_no_rate_limi
     assert [(e.status, e.headers.get("if-none-match")) for e in github.log] == [(304, cursor.etag)]
     assert github.costly() == []
     assert second.cases()["imported"] == [] and not any(second.cases().values())
-    assert snapshot(workspace.root) == before
+    assert cases_bytes(workspace.root) == before
 
 
 def test_a_new_issue_after_the_cursor_is_the_only_one_imported(

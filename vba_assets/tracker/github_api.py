@@ -178,8 +178,7 @@ class GitHubApi:
             try:
                 response = self._client.request(method, url, headers=headers, **kwargs)
             except httpx.TransportError as error:
-                problem = f"network_error: {type(error).__name__}"
-                self._retry_or_stop(attempt, "network_error", problem)
+                self._retry_or_stop(attempt, "network_error", type(error).__name__)
                 continue
             self._note_limits(response)
             status = response.status_code
@@ -199,7 +198,8 @@ class GitHubApi:
             raise SyncStopped(reason, f"HTTP {status} {path}: {self._message(response)}")
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _retry_or_stop(self, attempt: int, reason: str, problem: str) -> None:
+    def _retry_or_stop(self, attempt: int, reason: str, what: str) -> None:
+        problem = f"{reason}: {what}"
         self.stats.problems.append(problem)
         if attempt == MAX_ATTEMPTS:
             raise SyncStopped(reason, f"{problem} (after {attempt} attempts)")
