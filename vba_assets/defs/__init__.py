@@ -21,5 +21,6 @@ __all__ = [
     "resume",
     "sensors",
     "simulation",
+    "trackers",
     "usage",
 ]

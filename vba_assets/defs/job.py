@@ -17,6 +17,7 @@ from vba_assets.defs.resume import (
     resume_blocked_job,
 )
 from vba_assets.defs.sensors import build_inbox_sensor
+from vba_assets.defs.trackers import build_tracker_sensors
 
 JOB_NAME = "interpret_cases"
 
@@ -32,12 +33,21 @@ interpret_cases_job = dg.define_asset_job(
 def build_definitions(
     *, project: ProjectResource, world_db: WorldDatabaseResource, llm: LlmResource
 ) -> dg.Definitions:
-    """The project's definitions with the given resources (tests and simulations swap them)."""
+    """The project's definitions with the given resources (tests and simulations swap them).
+
+    One sensor per ``[[trackers]]`` block of the project config (read here, at load time).
+    """
+    trackers = build_tracker_sensors(project.load(), JOB_NAME)
     return dg.Definitions(
         assets=[*ASSETS, blocked_revisions_asset, eval_quality],
         asset_checks=CHECKS,
         jobs=[interpret_cases_job, resume_blocked_job],
-        sensors=[build_inbox_sensor(JOB_NAME), build_resume_sensor(), run_failure_alerts],
+        sensors=[
+            build_inbox_sensor(JOB_NAME),
+            *trackers,
+            build_resume_sensor(),
+            run_failure_alerts,
+        ],
         resources={"project": project, "world_db": world_db, "llm": llm},
         executor=dg.in_process_executor,
     )

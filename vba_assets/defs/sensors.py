@@ -2,9 +2,11 @@
 
 import hashlib
 import json
+from collections.abc import Callable
 
 import dagster as dg
 
+from vba_assets.config import ProjectConfig
 from vba_assets.defs.inbox import RejectedEntry, is_rejected_folder, move_rejected
 from vba_assets.defs.partitions import (
     partition_key,
@@ -16,6 +18,7 @@ from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.intake import InboxRejection, import_inbox
 from vba_assets.pipeline.revision import FIRST_REVISION
 from vba_assets.store import Workspace
+from vba_assets.tracker.github_issues import is_case_of
 
 SENSOR_NAME = "inbox_sensor"
 
@@ -41,6 +44,38 @@ def workspace_partitions(workspace: Workspace) -> list[tuple[str, str, bool]]:
             started = package.exists(f"{package.revision_dir(revision)}/input.json")
             partitions.append((case_id, revision, started))
     return partitions
+
+
+def tracker_owns(config: ProjectConfig, case_id: str) -> bool:
+    """Whether a ``[[trackers]]`` block's sensor starts ``case_id``'s revisions (its repository's
+    cases): a run key is de-duplicated per sensor, so only one sensor may request a partition."""
+    return any(is_case_of(case_id, tracker.repository) for tracker in config.trackers)
+
+
+def start_revisions(
+    instance: dg.DagsterInstance,
+    partitions: list[tuple[str, str, bool]],
+    llm: LlmResource,
+    *,
+    starts: Callable[[str], bool],
+) -> tuple[list[dg.AddDynamicPartitionsRequest], list[dg.RunRequest]]:
+    """The registration of ``partitions`` not registered yet, and one run request (key
+    ``start:<partition>``) per revision never started whose case ``starts`` accepts."""
+    known = set(registered_keys(instance))
+    config = llm.load()
+    registration = registration_request(
+        (c, r) for c, r, _ in partitions if partition_key(c, r) not in known
+    )
+    requests = [
+        dg.RunRequest(
+            run_key=f"start:{partition_key(c, r)}",
+            partition_key=partition_key(c, r),
+            tags=run_tags(c, r, config.provider, config.model),
+        )
+        for c, r, started in partitions
+        if not started and starts(c)
+    ]
+    return registration, requests
 
 
 def _fingerprint(entry: RejectedEntry) -> str:
@@ -79,7 +114,8 @@ def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
         description="Imports reports dropped into `<workspace>/inbox/`; a refused one is moved to "
         "`inbox/rejected/` with a `<name>.reason.txt` beside it and logged once with its file name. "
         "Registers every existing case revision as a partition (`<case>|<revision>`) and requests "
-        "one run per revision that was never started, tagged `vba/case`, `vba/revision`, "
+        "one run per revision that was never started (but those of a [[trackers]] block's cases: "
+        "its sensor starts them), tagged `vba/case`, `vba/revision`, "
         "`vba/provider`, `vba/model`.",
     )
     def inbox_sensor(
@@ -87,23 +123,17 @@ def build_inbox_sensor(job_name: str) -> dg.SensorDefinition:
     ) -> dg.SensorResult:
         workspace = project.workspace()
         cursor = _intake(context, workspace)
-        partitions = workspace_partitions(workspace)
-        known = set(registered_keys(context.instance))
-        config = llm.load()
+        project_config = project.load()
+        # every case revision of the workspace is visible, also with a fresh DAGSTER_HOME
+        registration, requests = start_revisions(
+            context.instance,
+            workspace_partitions(workspace),
+            llm,
+            starts=lambda case_id: not tracker_owns(project_config, case_id),
+        )
         return dg.SensorResult(
-            # every case revision of the workspace is visible, also with a fresh DAGSTER_HOME
-            dynamic_partitions_requests=registration_request(
-                (c, r) for c, r, _ in partitions if partition_key(c, r) not in known
-            ),
-            run_requests=[
-                dg.RunRequest(
-                    run_key=f"start:{partition_key(c, r)}",
-                    partition_key=partition_key(c, r),
-                    tags=run_tags(c, r, config.provider, config.model),
-                )
-                for c, r, started in partitions
-                if not started
-            ],
+            dynamic_partitions_requests=registration,
+            run_requests=requests,
             cursor=json.dumps(cursor),
         )
 

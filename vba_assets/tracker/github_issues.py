@@ -115,6 +115,15 @@ def case_id_for(repository: str, number: int) -> str:
     return f"{CASE_ID_PREFIX}{slug}{tail}"
 
 
+def is_case_of(case_id: str, repository: str) -> bool:
+    """Whether ``case_id`` is :func:`case_id_for` of an issue of ``repository`` (by its digest)."""
+    digest = sha256_hex(repository.lower().encode("utf-8"))[:REPOSITORY_DIGEST_CHARS]
+    return (
+        case_id.startswith(CASE_ID_PREFIX)
+        and re.fullmatch(rf"{CASE_ID_PREFIX}[a-z0-9-]*-[1-9][0-9]*-{digest}", case_id) is not None
+    )
+
+
 def report_content_sha256(report: Mapping[str, Any]) -> str:
     """The hash of what people wrote in a report: title, body and attachments (the comments with
     their author and time, the image references), not the ``source`` block (labels,
