@@ -92,6 +92,27 @@ def cmd_tracker_sync(args: argparse.Namespace) -> int:
     return 2 if any(r.outcome.refused for r in results) else 0
 
 
+def cmd_tracker_post(args: argparse.Namespace) -> int:
+    """``vba tracker post``: the write-back comments (``--dry-run``: print them, send nothing)."""
+    from vba_assets.store import Workspace
+    from vba_assets.tracker.write_back import dry_run_text, post_write_backs
+
+    config = _project(args)
+    trackers = [config.tracker(args.tracker)] if args.tracker else config.trackers
+    workspace = Workspace(config.workspace)
+    if not args.dry_run:
+        off = [t.name for t in trackers if t.write_back == "off"]
+        trackers = [t for t in trackers if t.write_back != "off"]
+        if off:
+            print(f"write_back is off for: {', '.join(off)} (--dry-run shows the comments)")
+    results = [post_write_backs(workspace, t, dry_run=args.dry_run) for t in trackers]
+    if args.dry_run:
+        print("\n".join(dry_run_text(result) for result in results), end="")
+        return 0
+    print(json.dumps([result.to_json() for result in results], ensure_ascii=False, indent=2))
+    return 7 if any(r.stopped or r.failed for r in results) else 0
+
+
 def cmd_lookup(args: argparse.Namespace) -> int:
     from resources.world_db import WorldDatabase
     from vba_assets.domain.catalog.lookup import lookup
@@ -354,6 +375,18 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("--project-config", help="project config TOML with [[trackers]] blocks")
     sync.add_argument("--tracker", metavar="NAME", help="only this tracker (default: every one)")
     sync.add_argument("--json", action="store_true", help="print what was imported as JSON")
+
+    post = tracker_sub.add_parser(
+        "post",
+        help="Post (or update) each revision's interpretation summary as an issue comment.",
+        description="Post or update one comment per revision with an accepted interpretation "
+        "(trackers with write_back = 'comment'); found again by a hidden marker, recorded in "
+        "the case package under write-back/.",
+    )
+    post.set_defaults(handler=cmd_tracker_post)
+    post.add_argument("--project-config", help="project config TOML with [[trackers]] blocks")
+    post.add_argument("--tracker", metavar="NAME", help="only this tracker (default: every one)")
+    post.add_argument("--dry-run", action="store_true", help="print the comments, send nothing")
 
     look = add("lookup", cmd_lookup, "Resolve a name against the world DB catalogs.")
     look.add_argument("--catalog", help="search only this catalog")

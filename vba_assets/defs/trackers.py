@@ -11,6 +11,10 @@ partition would start it twice. Requesting every unstarted revision of its cases
 this tick imported) also starts what a ``vba tracker sync`` from the command line imported, or a
 tick that was killed between the import and its request.
 
+With ``write_back = "comment"`` each tick then posts or updates the comment of every revision with
+an accepted interpretation (:mod:`vba_assets.tracker.write_back`); a failed post is recorded and
+retried by a later tick, and never holds a run back.
+
 It is on by default like the inbox sensor: writing a ``[[trackers]]`` block is the opt-in. A sync
 that stops (rate limit, server, network) is logged with its reason, recorded in
 ``trackers/<name>/last_sync.json`` and resumed by the next tick; a tick spends at most
@@ -24,6 +28,7 @@ from vba_assets.defs.resources import LlmResource, ProjectResource
 from vba_assets.defs.sensors import start_revisions, workspace_partitions
 from vba_assets.tracker.github_issues import is_case_of
 from vba_assets.tracker.sync import sync_tracker
+from vba_assets.tracker.write_back import post_write_backs
 
 #: Seconds one tick may spend syncing (waits beyond it stop the sync; the next tick resumes).
 TICK_BUDGET_S = 40.0
@@ -60,6 +65,9 @@ def build_tracker_sensor(tracker: TrackerConfig, job_name: str) -> dg.SensorDefi
             context.log.warning(
                 f"tracker {name}: sync stopped: {result.stopped.reason}: {result.stopped.detail}"
             )
+        if current.write_back == "comment":
+            posted = post_write_backs(workspace, current, budget_s=TICK_BUDGET_S / 2)
+            context.log.info(f"tracker {name}: write-back {posted.to_json()}")
         partitions = [
             (c, r, started)
             for c, r, started in workspace_partitions(workspace)

@@ -24,7 +24,7 @@ occurrence of the token replaced, never a header.
 """
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -142,6 +142,16 @@ class GitHubApi:
             self.stats.not_modified += 1
             return Answer(304, None, etag, None)
         return Answer(200, self._json(response), response.headers.get("ETag"), _next(response))
+
+    def pages(self, url: str, params: Mapping[str, str] | None = None) -> Iterator[list[Any]]:
+        """The JSON arrays of ``url`` and each ``Link: rel="next"`` page after it."""
+        next_url: str | None = url
+        while next_url is not None:
+            answer = self.get(next_url, params)
+            if not isinstance(answer.data, list):
+                raise SyncStopped("malformed_response", f"{url[:200]}: not a JSON array")
+            yield answer.data
+            next_url, params = answer.next_url, None
 
     def send_json(self, method: str, url: str, body: Mapping[str, Any]) -> Any:
         """POST or PATCH a JSON body; the decoded answer."""

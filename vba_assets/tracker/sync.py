@@ -297,13 +297,9 @@ def _comments(tracker: TrackerConfig, api: GitHubApi, issue: Mapping[str, Any]) 
     url = issue.get("comments_url")
     if not isinstance(url, str):
         url = f"/repos/{tracker.repository}/issues/{issue['number']}/comments"
-    comments: list[Any] = []
-    next_url: str | None = url
-    params: dict[str, str] | None = {"per_page": str(PER_PAGE)}
-    while next_url is not None:
-        answer = api.get(next_url, params)
-        if not isinstance(answer.data, list):
-            raise SyncStopped("malformed_response", "a comment list is not a JSON array")
-        comments += [c for c in answer.data if isinstance(c, dict)]
-        next_url, params = answer.next_url, None
-    return comments
+    return [
+        c
+        for page in api.pages(url, {"per_page": str(PER_PAGE)})
+        for c in page
+        if isinstance(c, dict)
+    ]

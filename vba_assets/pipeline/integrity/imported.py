@@ -1,6 +1,8 @@
 """The imported files: ``package.json``, the raw report files it lists and ``case.json``, and
 which revision folder (if any) a path of the package belongs to."""
 
+import re
+
 from vba_assets.domain.case.ids import validate_revision
 from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError
@@ -26,6 +28,8 @@ def account_package(package: CasePackage) -> list[Finding]:
     for relpath in files:
         if relpath in ledger.accounted or revision_of(relpath) is not None:
             continue
+        if _write_back_record(ledger, relpath):
+            continue
         ledger.add(
             ErrorCode.PACKAGE_UNREFERENCED_FILE,
             relpath,
@@ -34,6 +38,29 @@ def account_package(package: CasePackage) -> list[Finding]:
             "in analysis/interpretations/<NNNN>/)",
         )
     return ledger.findings
+
+
+#: ``write-back/<revision>/<NNNN>.json``: a tracker comment's record (vba_assets.tracker.write_back),
+#: outside every revision's hashed content.
+_WRITE_BACK = re.compile(r"write-back/[0-9]{4}/[0-9]{4}\.json")
+
+
+def _write_back_record(ledger: Ledger, relpath: str) -> bool:
+    """A write-back record accounts for itself: a JSON object of this case and its revision."""
+    if not _WRITE_BACK.fullmatch(relpath):
+        return False
+    record = ledger.json(relpath, "a write-back record")
+    revision = relpath.split("/")[1]
+    if not isinstance(record, dict) or (record.get("case_id"), record.get("revision")) != (
+        ledger.package.case_id,
+        revision,
+    ):
+        ledger.add(
+            ErrorCode.PACKAGE_ARTIFACT_INVALID,
+            relpath,
+            f"is not the write-back record of {ledger.package.case_id} revision {revision}",
+        )
+    return True
 
 
 def _account_import(ledger: Ledger, files: list[str]) -> None:
