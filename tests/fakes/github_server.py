@@ -208,7 +208,7 @@ class FakeGitHub:
     ) -> tuple[int, dict[str, str], Any]:
         size = min(int(query.get("per_page", "30")), self.page_size)
         page = int(query.get("page", "1"))
-        chunk = items[(page - 1) * size : page * size]
+        chunk = json.loads(json.dumps(items[(page - 1) * size : page * size]))  # a snapshot
         etag = 'W/"' + hashlib.sha256(json.dumps(chunk).encode()).hexdigest()[:32] + '"'
         out = {"ETag": etag}
         if headers.get("if-none-match") == etag:

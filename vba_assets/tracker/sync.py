@@ -203,7 +203,7 @@ def _walk(workspace: Workspace, tracker: TrackerConfig, api: GitHubApi, result: 
                 f"issue #{held['number']} was refused for a reason that may pass "
                 f"({held_code(result)}); the next sync starts with it",
             )
-        newest = max([cursor.since or "", *(_updated(i) for i in issues)]) or None
+        newest = _newest(cursor.since, issues)
         if newest != cursor.since:  # progress: ask again from the newest time
             assert newest is not None
             commit(_at(cursor, newest, _numbers_at(issues, newest)))
@@ -213,9 +213,21 @@ def _walk(workspace: Workspace, tracker: TrackerConfig, api: GitHubApi, result: 
             query, first_page = answer.next_url, False
         else:  # nothing newer than `since`
             etag = answer.etag if first_page else None  # an ETag of the whole answer only
-            commit(dataclasses.replace(cursor, etag=etag))
+            at = _at(cursor, newest, _numbers_at(issues, newest))
+            commit(dataclasses.replace(at, etag=etag))
             return
     raise SyncStopped("too_many_pages", f"{MAX_LIST_REQUESTS} list requests in one sync")
+
+
+def _newest(since: str | None, issues: Sequence[Mapping[str, Any]]) -> str | None:
+    """The ``updated_at`` the cursor may move to: the newest of the page's ascending prefix (a
+    page that is not in order moves it no further than where the order breaks)."""
+    newest = since or ""
+    for issue in issues:
+        if _updated(issue) < newest:
+            break
+        newest = _updated(issue)
+    return newest or None
 
 
 def _at(cursor: Cursor, when: str | None, handled: Sequence[int]) -> Cursor:
