@@ -76,7 +76,7 @@ def test_an_edited_body_and_a_new_comment_add_exactly_one_revision_and_the_first
                 "--case-id",
                 case_id,
                 "--stop-after",
-                "case",
+                "resolution",
             ]
         )
         == 0
