@@ -7,6 +7,7 @@ the cursor is the same; the re-run imports exactly the cases the killed one had 
 """
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,55 @@ def test_a_sync_killed_at_each_write_point_converges_on_the_clean_result(
             report = verify_case(workspace.case(case_id))
             assert [f.line() for f in report.all_findings() if f.is_error] == [], point
     assert points >= 10  # the test reached every kind of write point
+
+
+@pytest.mark.slow
+def test_a_sync_of_an_edit_killed_at_each_write_point_adds_exactly_one_revision(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The edit path: a report version and a revision per edited issue, none twice, none lost."""
+    github.add_issue(1, "Hogger does not respawn", "Hogger in Elwynn Forest never came back.")
+    github.add_issue(3, "Kobold stuck", "A kobold vermin is stuck in a wall.")
+    tracker = tracker_config(github.url)
+    base = Workspace(tmp_path / "base")
+    assert sync_tracker(base, tracker).stopped is None
+    github.edit_issue(1, body="Hogger in Elwynn Forest never came back, since Tuesday.")
+    github.add_comment(3, "Still stuck after the restart.")
+    clean = Workspace(tmp_path / "clean")
+    shutil.copytree(base.root, clean.root)
+    assert sorted(sync_tracker(clean, tracker).cases()["revised"]) == sorted(clean.case_ids())
+    expected = {c: clean.case(c).revisions() for c in clean.case_ids()}
+    expected_files = set(cases_bytes(clean.root))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    points = 0
+    for point in range(1, 400):
+        root = tmp_path / f"ws{point}"
+        shutil.copytree(base.root, root)
+        project = project_toml(tmp_path / f"p{point}.toml", root, github.url)
+        child = subprocess.run(
+            [
+                sys.executable,
+                str(REPO_ROOT / "tests/tracker/kill_child.py"),
+                str(project),
+                str(point),
+            ],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        if child.returncode == 0:
+            break
+        assert child.returncode == KILLED, child.stderr.decode()
+        points += 1
+        workspace = Workspace(root)
+
+        again = sync_tracker(workspace, tracker)
+
+        assert again.stopped is None, point
+        assert {c: workspace.case(c).revisions() for c in workspace.case_ids()} == expected, point
+        assert set(cases_bytes(root)) == expected_files, point
+        for case_id in workspace.case_ids():
+            report = verify_case(workspace.case(case_id))
+            assert [f.line() for f in report.all_findings() if f.is_error] == [], point
+    assert points >= 10
