@@ -25,6 +25,21 @@ from vba_assets.tracker.sync_state import read_cursor
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+def killed_at(point: int, project: Path) -> bool:
+    """Run the sync of ``project`` in a child killed before its ``point``-th write; False when the
+    sync ended before reaching it."""
+    child = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "tests/tracker/kill_child.py"), str(project), str(point)],
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        timeout=120,
+    )
+    if child.returncode == 0:
+        return False
+    assert child.returncode == KILLED, child.stderr.decode()
+    return True
+
+
 def finished(workspace: Workspace) -> set[str]:
     return {c for c in workspace.case_ids() if workspace.case(c).exists("package.json")}
 
@@ -44,25 +59,11 @@ def test_a_sync_killed_at_each_write_point_converges_on_the_clean_result(
     expected, expected_cursor = cases_bytes(clean.root), read_cursor(clean, "core")
     assert len(finished(clean)) == 3
 
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     points = 0
     for point in range(1, 400):
         root = tmp_path / f"ws{point}"
-        project = project_toml(tmp_path / f"p{point}.toml", root, github.url)
-        child = subprocess.run(
-            [
-                sys.executable,
-                str(REPO_ROOT / "tests/tracker/kill_child.py"),
-                str(project),
-                str(point),
-            ],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
-        if child.returncode == 0:
+        if not killed_at(point, project_toml(tmp_path / f"p{point}.toml", root, github.url)):
             break  # the sync ends before this point: every point was tried
-        assert child.returncode == KILLED, child.stderr.decode()
         points += 1
         workspace = Workspace(root)
         before = finished(workspace)
@@ -97,26 +98,12 @@ def test_a_sync_of_an_edit_killed_at_each_write_point_adds_exactly_one_revision(
     expected = {c: clean.case(c).revisions() for c in clean.case_ids()}
     expected_files = set(cases_bytes(clean.root))
 
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     points = 0
     for point in range(1, 400):
         root = tmp_path / f"ws{point}"
         shutil.copytree(base.root, root)
-        project = project_toml(tmp_path / f"p{point}.toml", root, github.url)
-        child = subprocess.run(
-            [
-                sys.executable,
-                str(REPO_ROOT / "tests/tracker/kill_child.py"),
-                str(project),
-                str(point),
-            ],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
-        if child.returncode == 0:
-            break
-        assert child.returncode == KILLED, child.stderr.decode()
+        if not killed_at(point, project_toml(tmp_path / f"p{point}.toml", root, github.url)):
+            break  # the sync ends before this point: every point was tried
         points += 1
         workspace = Workspace(root)
 
