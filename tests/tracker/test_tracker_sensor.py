@@ -68,11 +68,23 @@ def test_the_tracker_sensor_syncs_registers_and_requests_one_run_per_new_revisio
             f"start:{k}" for k in [*expected, new_key]
         )
 
+        # an edited issue is a new revision of its case: registered, and requested once
+        register(instance, [(case_id_for(REPO, 8), "0001")])
+        github.edit_issue(1, body="Hogger in Elwynn Forest never came back, since Tuesday.")
+        with dg.build_sensor_context(instance=instance, resources=sensor_resources(config)) as ctx:
+            edited = sensor(ctx)
+        assert isinstance(edited, dg.SensorResult)
+        revised_key = f"{case_id_for(REPO, 1)}|0002"
+        assert edited.dynamic_partitions_requests == [
+            dg.AddDynamicPartitionsRequest(PARTITIONS_NAME, [revised_key])
+        ]
+        assert f"start:{revised_key}" in {r.run_key for r in edited.run_requests or []}
+
         github.fail(Fault(503), Fault(503), Fault(503), Fault(503))
         with dg.build_sensor_context(instance=instance, resources=sensor_resources(config)) as ctx:
             stopped = sensor(ctx)
         assert isinstance(stopped, dg.SensorResult)  # a stopped sync is no failed tick
-        assert len(stopped.run_requests or []) == 5  # the unstarted revisions are still requested
+        assert len(stopped.run_requests or []) == 6  # the unstarted revisions are still requested
         record = read_last_sync(Workspace(tmp_path / "ws"), "core")
         assert record is not None and record["stopped"]["reason"] == "server_error"
 
