@@ -156,3 +156,23 @@ def test_the_tracker_sensor_posts_each_revision_once(
                 assert isinstance(sensor(context), dg.SensorResult)
     assert len(marked(github)) == 1
     assert [r["action"] for r in records(workspace.case(CASE), "0001")] == ["posted"]
+
+
+def test_each_revision_gets_its_own_comment(
+    github: FakeGitHub, workspace: Workspace, fake_clock: FakeClock
+) -> None:
+    interpreted(github, workspace, fake_clock)
+    tracker = tracker_config(github.url, write_back="comment")
+    assert post_write_backs(workspace, tracker, clock=fake_clock.clock()).posted
+    github.edit_issue(1, body="Goldark Snipehunter wants Wild Wolpertinger; none spawn at night.")
+    assert sync_tracker(workspace, tracker, clock=fake_clock.clock()).cases()["revised"] == [CASE]
+    argv = ["trial", "run", "--workspace", str(workspace.root), "--case-id", CASE]
+    assert main([*argv, "--stop-after", "interpretation"]) == 0  # the latest: revision 0002
+
+    second = post_write_backs(workspace, tracker, clock=fake_clock.clock())
+
+    assert second.posted == [f"{CASE}|0002"] and second.unchanged == [f"{CASE}|0001"]
+    assert [m.splitlines()[0] for m in marked(github)] == [
+        f"<!-- vba:{CASE}|0001 -->",
+        f"<!-- vba:{CASE}|0002 -->",
+    ]

@@ -28,6 +28,7 @@ errors end the sync with a reason (:mod:`.github_api`); what a sync did is recor
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -100,7 +101,9 @@ class SyncResult:
             stopped = {
                 "reason": self.stopped.reason,
                 "detail": self.stopped.detail,
-                "retry_at": format_timestamp(_utc(retry_at)) if retry_at else None,
+                "retry_at": format_timestamp(datetime.fromtimestamp(retry_at, UTC))
+                if retry_at
+                else None,
             }
         return {
             "tracker": self.tracker,
@@ -123,12 +126,6 @@ class SyncResult:
         if self.stopped is not None:
             out.append(f"stopped: {self.stopped.reason}: {self.stopped.detail}")
         return out
-
-
-def _utc(timestamp: float) -> Any:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(timestamp, UTC)
 
 
 def _merge(into: IssueImport, part: IssueImport) -> None:
