@@ -4,9 +4,9 @@ Every command without ``--project-config`` uses the embedded default (the demo w
 use from the packaged data). Imports are lazy so that ``vba lookup`` never imports Dagster.
 
 Exit codes: 0 ok; 1 unexpected failure; 2 bad input or usage; 3 bad configuration; 4 the world DB is
-unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provider failed; 7 a tracker
-sync or post stopped before the end (rate limit, server or network error: the reason is printed and
-recorded, the next run resumes).
+unavailable; 5 the store refused (conflict, lock, corruption); 6 a model provider failed; 7 a stage's
+CPU budget was exceeded; 8 a tracker sync or post stopped before the end (rate limit, server or
+network error: the reason is printed and recorded, the next run resumes).
 """
 
 import argparse
@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from vba_assets.domain.stages import MODEL_STAGES, STOP_POINTS
 from vba_assets.errors import ErrorCode, StoreError, VbaError, exit_code
+
+#: The exit code of a tracker sync or post that stopped before the end (the reason is printed).
+TRACKER_STOPPED = 8
 
 if TYPE_CHECKING:
     from vba_assets.evaluation.via import EvalPaths
@@ -88,7 +91,7 @@ def cmd_tracker_sync(args: argparse.Namespace) -> int:
     else:
         print("\n".join(line for r in results for line in r.lines()) or "no [[trackers]] block")
     if any(r.stopped is not None for r in results):
-        return 7
+        return TRACKER_STOPPED
     return 2 if any(r.outcome.refused for r in results) else 0
 
 
@@ -110,7 +113,7 @@ def cmd_tracker_post(args: argparse.Namespace) -> int:
         print("\n".join(dry_run_text(result) for result in results), end="")
         return 0
     print(json.dumps([result.to_json() for result in results], ensure_ascii=False, indent=2))
-    return 7 if any(r.stopped or r.failed for r in results) else 0
+    return TRACKER_STOPPED if any(r.stopped or r.failed for r in results) else 0
 
 
 def cmd_lookup(args: argparse.Namespace) -> int:

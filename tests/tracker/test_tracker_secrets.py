@@ -17,7 +17,7 @@ from tests.fakes.github_server import FakeGitHub, Fault
 from tests.integration.llm.test_llm_canaries import decoded
 from tests.providers import TRACKER_CANARY
 from tests.tracker.conftest import project_toml, seed
-from vba_assets.cli import main
+from vba_assets.cli import TRACKER_STOPPED, main
 from vba_assets.config import load_project_config
 from vba_assets.defs.job import build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
@@ -43,7 +43,7 @@ def test_the_token_appears_in_no_file_output_or_log(
     assert main(["tracker", "sync", "--project-config", str(config), "--json"]) == 0
     github.add_issue(9, "New", "A new issue.")
     github.fail(Fault(401, body=echo))
-    assert main(["tracker", "sync", "--project-config", str(config), "--json"]) == 7
+    assert main(["tracker", "sync", "--project-config", str(config), "--json"]) == TRACKER_STOPPED
     stopped = capsys.readouterr()
     assert "Bad credentials: ***" in stopped.out  # GitHub's message, with the token masked
     github.fail(Fault(403, body=echo))
