@@ -33,8 +33,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from subprocess import Popen
 from types import FrameType
 
 #: Seconds the command's group has to exit after SIGTERM before it is SIGKILLed.
@@ -45,12 +46,17 @@ _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
 
 
-def _prepare_child() -> None:
+def prepare_child() -> None:
     """In the child before exec: default SIGINT/SIGQUIT, SIGTERM when the wrapper dies."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def start_group(command: Sequence[str], env: Mapping[str, str] | None = None) -> "Popen[bytes]":
+    """Start ``command`` as the leader of a new process group, prepared by :func:`prepare_child`."""
+    return subprocess.Popen(list(command), process_group=0, preexec_fn=prepare_child, env=env)
 
 
 def group_members(pgid: int) -> list[int]:
@@ -68,25 +74,37 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-def stop_group(process: "subprocess.Popen[bytes]", grace_s: float) -> None:
-    """SIGTERM to the command's group, SIGKILL of what is left after ``grace_s``, reap."""
-    pgid = process.pid
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGTERM)
+def stop_groups(processes: Sequence["Popen[bytes]"], grace_s: float) -> None:
+    """SIGTERM to each process's group, SIGKILL of what is left after ``grace_s``, reap.
+
+    Every process is the leader of its own group (:func:`start_group`); the groups are stopped
+    together, so the whole stop is bounded by about ``grace_s + 2`` s however many there are.
+    """
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
-        process.poll()  # reap the leader, so it does not count as a live member
-        if not group_members(pgid):
+        for process in processes:
+            process.poll()  # reap the leader, so it does not count as a live member
+        if not any(group_members(process.pid) for process in processes):
             break
         time.sleep(POLL_S)
-    if group_members(pgid):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pgid, signal.SIGKILL)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=2.0)
+    for process in processes:
+        if group_members(process.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+    for process in processes:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=2.0)
 
 
-class _Stop:
+def stop_group(process: "Popen[bytes]", grace_s: float) -> None:
+    """SIGTERM to the command's group, SIGKILL of what is left after ``grace_s``, reap."""
+    stop_groups([process], grace_s)
+
+
+class StopSignal:
     """The first stop signal received (a signal handler only records it)."""
 
     def __init__(self) -> None:
@@ -96,14 +114,27 @@ class _Stop:
         if self.signum is None:
             self.signum = signum
 
+    @classmethod
+    def install(cls) -> "StopSignal":
+        """A recorder installed as the handler of SIGTERM, SIGINT and SIGHUP."""
+        stop = cls()
+        for signum in _STOP_SIGNALS:
+            signal.signal(signum, stop)
+        return stop
+
+    def end_as_signal(self) -> int:
+        """Die of the recorded signal (as a shell expects); 128 + signal if that returns."""
+        signum = self.signum if self.signum is not None else signal.SIGTERM
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return 128 + signum
+
 
 def run(command: Sequence[str], grace_s: float = GRACE_S) -> int:
     """Run ``command`` until it ends or a stop signal arrives; see the module docstring."""
-    stop = _Stop()
-    for signum in _STOP_SIGNALS:
-        signal.signal(signum, stop)
+    stop = StopSignal.install()
     parent = os.getppid()
-    process = subprocess.Popen(list(command), process_group=0, preexec_fn=_prepare_child)
+    process = start_group(command)
     try:
         while process.poll() is None and stop.signum is None and os.getppid() == parent:
             time.sleep(POLL_S)
@@ -111,9 +142,7 @@ def run(command: Sequence[str], grace_s: float = GRACE_S) -> int:
         stop_group(process, grace_s)
     if stop.signum is None:
         return process.returncode if process.returncode is not None else 1
-    signal.signal(stop.signum, signal.SIG_DFL)
-    os.kill(os.getpid(), stop.signum)  # end as the signal, as a shell expects
-    return 128 + stop.signum
+    return stop.end_as_signal()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
