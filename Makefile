@@ -5,12 +5,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 3000
+# `make serve`: the port of its gRPC code server (on 127.0.0.1).
+GRPC_PORT ?= 4266
 # Pool limits `make run` sets on its instance: model calls and world-DB queries in flight.
 MODEL_CALLS ?= 4
 DB_QUERIES ?= 2
 export DAGSTER_HOME ?= $(CURDIR)/.dagster-home
 
-.PHONY: install run demo test test-fast lint typecheck bench clean
+.PHONY: install run serve demo test test-fast lint typecheck bench clean
 
 $(BIN)/python:
 	@echo "make: creating $(VENV) and upgrading pip"
@@ -35,19 +37,37 @@ install: $(VENV)/.installed
 # forwards) or SIGINT (Ctrl-C, or to the process group) stops it and every process it started
 # within about 6 s, also when a script started `make run &` (which ignores SIGINT in the job).
 OLD_INSTANCE_YAML := telemetry:\n  enabled: false\nnux:\n  enabled: false
-run: demo
+define check_port
 	@$(BIN)/python -c "import socket, sys; s = socket.socket(); \
 	  s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((sys.argv[1], int(sys.argv[2])))" \
-	  $(HOST) $(PORT) 2>/dev/null || { echo "make run: $(HOST):$(PORT) is taken (another Dagster \
-	UI?); stop it or choose another port: PORT=3001 make run" >&2; exit 1; }
+	  $(1) $(2) 2>/dev/null || { echo "make $@: $(1):$(2) is taken (another Dagster \
+	UI?); stop it or choose another port: $(3)=... make $@" >&2; exit 1; }
+endef
+define prepare_instance
 	mkdir -p $(DAGSTER_HOME)
 	@if [ ! -f $(DAGSTER_HOME)/dagster.yaml ] || \
 	  [ "$$(cat $(DAGSTER_HOME)/dagster.yaml)" = "$$(printf '$(OLD_INSTANCE_YAML)')" ]; then \
 	  cp deploy/dagster.local.yaml $(DAGSTER_HOME)/dagster.yaml; \
-	  echo "make run: $(DAGSTER_HOME)/dagster.yaml <- deploy/dagster.local.yaml"; fi
+	  echo "make: $(DAGSTER_HOME)/dagster.yaml <- deploy/dagster.local.yaml"; fi
 	$(BIN)/dagster instance concurrency set vba_model_calls $(MODEL_CALLS)
 	$(BIN)/dagster instance concurrency set vba_world_db $(DB_QUERIES)
+endef
+run: demo
+	$(call check_port,$(HOST),$(PORT),PORT)
+	$(prepare_instance)
 	exec $(BIN)/python -m vba_assets.defs.dev_server -- $(BIN)/dg dev --host $(HOST) --port $(PORT)
+
+# The deployment's shape on one machine: one `dagster code-server start` on 127.0.0.1:$(GRPC_PORT)
+# shared by `dagster-webserver` (UI on HOST:PORT) and `dagster-daemon` through the workspace file
+# $(DAGSTER_HOME)/workspace.grpc.yaml (a grpc_server entry); a code server that exits is started
+# again (vba_assets/defs/serve.py). With deploy/dagster.yaml in $(DAGSTER_HOME) (PostgreSQL,
+# run_retries: README "Going beyond one machine") it is what tests/dagster/test_postgres_stress.py
+# runs. Stops like `make run`: SIGTERM or SIGINT end every service within about 7 s.
+serve: demo
+	$(call check_port,$(HOST),$(PORT),PORT)
+	$(call check_port,127.0.0.1,$(GRPC_PORT),GRPC_PORT)
+	$(prepare_instance)
+	exec $(BIN)/python -m vba_assets.defs.serve --host $(HOST) --port $(PORT) --grpc-port $(GRPC_PORT)
 
 demo: install
 	$(BIN)/vba worlddb
