@@ -10,6 +10,7 @@ from vba_assets.defs.alerts import run_failure_alerts
 from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.eval_quality import eval_quality
+from vba_assets.defs.relaunch import build_relaunch_sensor
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.defs.resume import (
     blocked_revisions_asset,
@@ -47,6 +48,7 @@ def build_definitions(
             *trackers,
             build_resume_sensor(),
             run_failure_alerts,
+            build_relaunch_sensor(JOB_NAME),
         ],
         resources={"project": project, "world_db": world_db, "llm": llm},
         executor=dg.in_process_executor,

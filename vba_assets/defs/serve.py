@@ -14,11 +14,11 @@ with a new server id, so a restarted code server needs no restart of either.
 Like ``make run`` (:mod:`vba_assets.defs.dev_server`, whose process-group handling this reuses):
 each service is the leader of a process group of its own; SIGTERM, SIGINT or SIGHUP stops every
 group (SIGTERM, then SIGKILL after ``--grace`` s) and the wrapper ends as that signal. A code server
-that exits while the deployment runs is started again on the same port, ``--restart-delay`` s later
-(a crash or an operator's
-``kill $(cat $DAGSTER_HOME/code-server.pid)`` is a restart, never an outage): runs it had launched keep running in the old group (their
-processes write to the instance, not to the server) and are stopped with the rest at the end. The
-webserver or the daemon exiting by itself ends the deployment with its exit code.
+that exits while the deployment runs is started again on the same port ``--restart-delay`` s later
+(a crash or an operator's ``kill $(cat $DAGSTER_HOME/code-server.pid)`` is a restart, never an
+outage): runs it had launched keep running in the old group (their processes write to the
+instance, not to the server) and are stopped with the rest at the end. The webserver or the
+daemon exiting by itself ends the deployment with its exit code.
 
 Two settings of Dagster's own, for every service unless already set (:data:`SERVICE_ENV`):
 
