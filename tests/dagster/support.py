@@ -1,6 +1,8 @@
 """Shared helpers of the Dagster tests: the graph with its checks, resources, registration."""
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -9,6 +11,7 @@ from vba_assets.defs.assets import ASSETS
 from vba_assets.defs.checks import CHECKS
 from vba_assets.defs.partitions import register as register_pairs
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.samples import sample_report_paths
 
 #: The six assets and their check definitions: what a run of `interpret_cases` executes.
 GRAPH: list[dg.AssetsDefinition] = [*ASSETS, *CHECKS]
@@ -65,3 +68,22 @@ def data_versions(result: dg.ExecuteInProcessResult) -> dict[str, str]:
             "dagster/data_version"
         ]
     return versions
+
+
+def generate_reports(out: Path, count: int) -> list[Path]:
+    """``count`` report folders: the samples, then copies with a new case id and one sentence."""
+    samples = sample_report_paths()
+    paths = []
+    for number in range(count):
+        sample = samples[number % len(samples)]
+        if number < len(samples):
+            paths.append(sample)
+            continue
+        target = out / f"{sample.name}-P{number:02d}"
+        shutil.copytree(sample, target)
+        report = json.loads((sample / "report.json").read_text(encoding="utf-8"))
+        report["case_id"] = target.name
+        report["body"] = f"{report.get('body') or ''}\n\nStill happening (report {number})."
+        (target / "report.json").write_text(json.dumps(report, ensure_ascii=False), "utf-8")
+        paths.append(target)
+    return paths

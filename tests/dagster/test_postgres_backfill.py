@@ -17,19 +17,17 @@ Needs PostgreSQL: ``eval "$(bash deploy/postgres_setup.sh)"`` (CI runs it; there
 fails this test instead of skipping it).
 """
 
-import json
 import os
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
-from tests.e2e.dagster_dev import DagsterDev, free_port
+from tests.dagster.support import generate_reports
+from tests.e2e.dagster_dev import DagsterDev, free_port, wait_for
 from tests.e2e.graphql import TERMINAL_RUN_STATUSES, DagsterGraphQL
 from tests.providers import API_KEY_VARS
 from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
@@ -42,7 +40,6 @@ from vba_assets.defs.simulation import (
 )
 from vba_assets.domain.stages import MODEL_STAGES
 from vba_assets.pipeline.registry import STAGE_SPECS
-from vba_assets.samples import sample_report_paths
 from vba_assets.store import Workspace
 from vba_assets.worlddata.build import ensure_demo_database
 
@@ -64,25 +61,6 @@ _CLEARED_ENV = (
 )
 
 
-def generate_reports(out: Path, count: int) -> list[Path]:
-    """``count`` report folders: the samples, then copies with a new case id and one sentence."""
-    samples = sample_report_paths()
-    paths = []
-    for number in range(count):
-        sample = samples[number % len(samples)]
-        if number < len(samples):
-            paths.append(sample)
-            continue
-        target = out / f"{sample.name}-P{number:02d}"
-        shutil.copytree(sample, target)
-        report = json.loads((sample / "report.json").read_text(encoding="utf-8"))
-        report["case_id"] = target.name
-        report["body"] = f"{report.get('body') or ''}\n\nStill happening (report {number})."
-        (target / "report.json").write_text(json.dumps(report, ensure_ascii=False), "utf-8")
-        paths.append(target)
-    return paths
-
-
 def _dagster(*args: str, env: dict[str, str]) -> str:
     result = subprocess.run(
         [str(Path(sys.executable).with_name("dagster")), *args],
@@ -94,16 +72,6 @@ def _dagster(*args: str, env: dict[str, str]) -> str:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
-
-
-def _wait_for(what: str, probe: Callable[[], object], timeout_s: float, log: DagsterDev) -> object:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"{what} within {timeout_s:.0f} s\n{log.log_tail()}"
-        time.sleep(2.0)
 
 
 def test_a_ten_case_backfill_on_postgres_keeps_two_model_calls_in_flight_at_most(
@@ -146,7 +114,7 @@ def test_a_ten_case_backfill_on_postgres_keeps_two_model_calls_in_flight_at_most
     with server:
         server.wait_until_serving(SERVER_START_TIMEOUT_S)
         client = DagsterGraphQL(server.base_url)
-        _wait_for(
+        wait_for(
             "the code location loaded", lambda: client.find_job("interpret_cases"), 180, server
         )
         instance = client.instance()
@@ -155,7 +123,7 @@ def test_a_ten_case_backfill_on_postgres_keeps_two_model_calls_in_flight_at_most
         assert instance["poolConfig"]["poolGranularity"] == "op"
         assert "dagster/partition" in (instance["runQueueConfig"]["tagConcurrencyLimitsYaml"] or "")
         # the inbox sensor registers every existing revision of the served workspace
-        _wait_for(
+        wait_for(
             "the sensor registered every case",
             lambda: set(keys) <= set(client.partition_keys("case")),
             120,
@@ -175,7 +143,7 @@ def test_a_ten_case_backfill_on_postgres_keeps_two_model_calls_in_flight_at_most
                 and all(run.status in TERMINAL_RUN_STATUSES for run in runs)
             )
 
-        _wait_for("the backfill finished", finished, BACKFILL_TIMEOUT_S, server)
+        wait_for("the backfill finished", finished, BACKFILL_TIMEOUT_S, server)
         backfill = client.backfill(backfill_id)
         runs = client.runs_with_tag("dagster/backfill", backfill_id)
         failures = {

@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -199,3 +200,15 @@ class DagsterDev:
         traceback: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def wait_for(what: str, probe: Callable[[], object], timeout_s: float, log: DagsterDev) -> object:
+    """``probe()``'s first truthy value, polled every 2 s; fails with ``log``'s tail after
+    ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = probe()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"{what} within {timeout_s:.0f} s\n{log.log_tail()}"
+        time.sleep(2.0)

@@ -284,6 +284,18 @@ class DagsterGraphQL:
         status: str = data["sensorState"]["status"]
         return status
 
+    def stop_sensor(self, ref: JobRef, sensor: str) -> str:
+        """Stop ``sensor`` (the UI's toggle); return its new status (``STOPPED``)."""
+        selector = {**ref.repository_selector(), "sensorName": sensor}
+        data = self.query(_SENSOR_ID, {"selector": selector})["sensorOrError"]
+        if data["__typename"] != "Sensor":
+            raise GraphQLError(f"sensor {sensor!r}: {data.get('message', data['__typename'])}")
+        stopped = self.query(_STOP_SENSOR, {"id": data["id"]})["stopSensor"]
+        if stopped["__typename"] != "StopSensorMutationResult":
+            raise GraphQLError(f"stop {sensor!r}: {stopped.get('message', stopped['__typename'])}")
+        status: str = stopped["instigationState"]["status"]
+        return status
+
 
 _WORKSPACE = """
 { workspaceOrError { __typename
@@ -345,6 +357,18 @@ query ($selector: SensorSelector!, $limit: Int) { sensorOrError(sensorSelector: 
   ... on SensorNotFoundError { message }
   ... on Sensor { sensorState { status ticks(limit: $limit) {
     tickId status timestamp error { message } logEvents { events { level message } } } } } } }
+"""
+
+_SENSOR_ID = """
+query ($selector: SensorSelector!) { sensorOrError(sensorSelector: $selector) {
+  __typename ... on PythonError { message } ... on SensorNotFoundError { message }
+  ... on Sensor { id } } }
+"""
+
+_STOP_SENSOR = """
+mutation ($id: String!) { stopSensor(id: $id) {
+  __typename ... on PythonError { message } ... on UnauthorizedError { message }
+  ... on StopSensorMutationResult { instigationState { status } } } }
 """
 
 _LAUNCH_BACKFILL = """

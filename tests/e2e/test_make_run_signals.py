@@ -1,4 +1,5 @@
-"""End-to-end: `make run` started in the background stops on SIGTERM and SIGINT, children too.
+"""End-to-end: `make run` (and `make serve`) started in the background stop on SIGTERM and SIGINT,
+children too.
 
 `make run` runs here as a shell script's ``make run &`` runs it: in a session of its own (so the
 test can find every process it started) with SIGINT and SIGQUIT ignored, as a non-interactive
@@ -86,9 +87,12 @@ def _as_background_job() -> None:
 
 
 @pytest.mark.skipif(not (VENV / ".installed").is_file(), reason=f"no {VENV}/.installed")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    ("target", "signum"),
+    [("run", signal.SIGTERM), ("run", signal.SIGINT), ("serve", signal.SIGTERM)],
+)
 def test_make_run_in_the_background_stops_with_all_children(
-    tmp_path: Path, signum: signal.Signals
+    tmp_path: Path, target: str, signum: signal.Signals
 ) -> None:
     port = free_port()
     home = tmp_path / "dagster-home"
@@ -97,7 +101,8 @@ def test_make_run_in_the_background_stops_with_all_children(
     log = tmp_path / "make-run.log"
     with open(log, "wb") as out:
         make = subprocess.Popen(
-            ["make", "-o", f"{VENV}/.installed", "run", f"VENV={VENV}", f"PORT={port}"],
+            ["make", "-o", f"{VENV}/.installed", target, f"VENV={VENV}", f"PORT={port}"]
+            + ([f"GRPC_PORT={free_port()}"] if target == "serve" else []),
             cwd=REPO,
             env=env,
             stdin=subprocess.DEVNULL,
@@ -109,11 +114,13 @@ def test_make_run_in_the_background_stops_with_all_children(
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not _serving(port):
-            assert make.poll() is None, f"make run exited early:\n{log.read_text()[-3000:]}"
+            assert make.poll() is None, f"make {target} exited early:\n{log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, f"no UI on {port}:\n{log.read_text()[-3000:]}"
             time.sleep(0.5)
         started = descendants(make.pid)
-        assert len(started) >= 4, started  # wrapper, dg dev, webserver, daemon (+ code servers)
+        # run: wrapper, dg dev, webserver, daemon (+ code servers); serve: wrapper, code server
+        # (and the server it spawns), webserver, daemon
+        assert len(started) >= 4, started
         assert started <= set(session_processes(make.pid))
         sent = time.monotonic()
         if signum == signal.SIGTERM:
@@ -122,10 +129,10 @@ def test_make_run_in_the_background_stops_with_all_children(
             os.killpg(make.pid, signum)  # Ctrl-C: the foreground group
         make.wait(timeout=STOP_LIMIT_S + 20)
         took = time.monotonic() - sent
-        print(f"\nmake run stopped {took:.1f} s after {signum.name}; {len(started)} processes")
+        print(f"\nmake {target} stopped {took:.1f} s after {signum.name}; {len(started)} processes")
         time.sleep(0.5)
         left = [pid for pid in started if (_stat(pid) or ["Z"])[0] != "Z"]
-        assert took < STOP_LIMIT_S, f"make run took {took:.1f} s to stop"
+        assert took < STOP_LIMIT_S, f"make {target} took {took:.1f} s to stop"
         assert not left and not session_processes(make.pid), log.read_text()[-3000:]
         assert not _serving(port)
     finally:  # whatever happened, nothing this test started outlives it
