@@ -145,6 +145,16 @@ _API_URL = re.compile(r"https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~%/\
 _TOKEN_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")
 
 
+def _label_names(labels: list[str]) -> list[str]:
+    """``labels`` when each is a GitHub label name and none repeats (ignoring case)."""
+    for label in labels:
+        if not label.strip() or len(label) > 100 or "\n" in label:
+            raise ValueError(f"{label!r} is not a label name")
+    if len({label.casefold() for label in labels}) != len(labels):
+        raise ValueError("duplicate label (names compare ignoring case)")
+    return labels
+
+
 class TrackerConfig(StrictModel):
     """One ``[[trackers]]`` block: an issue tracker that ``vba tracker sync`` and its sensor read.
 
@@ -176,6 +186,12 @@ class TrackerConfig(StrictModel):
     write_back: Literal["off", "comment"] = Field(
         default="off",
         description="'comment': post the interpretation summary as one comment per revision.",
+    )
+    write_back_labels: list[str] = Field(
+        default_factory=list,
+        description="Labels added to an issue once its revision's comment is posted (write_back "
+        "= 'comment'; e.g. ['vba-interpreted']). GitHub adds a label the issue already has as a "
+        "no-op.",
     )
     interval_s: int = Field(default=60, ge=10, le=86400, description="The sensor's interval.")
     max_wait_s: float = Field(
@@ -222,17 +238,19 @@ class TrackerConfig(StrictModel):
             return None
         if not labels:
             raise ValueError("an empty list imports nothing; leave labels out to import all")
-        for label in labels:
-            if not label.strip() or len(label) > 100 or "\n" in label:
-                raise ValueError(f"{label!r} is not a label name")
-        if len({label.casefold() for label in labels}) != len(labels):
-            raise ValueError("duplicate label (names compare ignoring case)")
-        return labels
+        return _label_names(labels)
+
+    @field_validator("write_back_labels")
+    @classmethod
+    def _write_back_labels(cls, labels: list[str]) -> list[str]:
+        return _label_names(labels)
 
     @model_validator(mode="after")
     def _write_back_needs_token(self) -> "TrackerConfig":
         if self.write_back != "off" and self.token_env is None:
             raise ValueError("write_back needs token_env (posting a comment needs a token)")
+        if self.write_back_labels and self.write_back == "off":
+            raise ValueError("write_back_labels needs write_back = 'comment' (they mark a post)")
         return self
 
     def token(self) -> str | None:

@@ -7,7 +7,8 @@ Real HTTP (``ThreadingHTTPServer``), stateful like the real API for what the tra
   with ``rel="next"``; a weak ``ETag`` of the body, and ``If-None-Match`` answered with 304, which
   does not count against :attr:`remaining` (GitHub's rule).
 * ``GET /repos/{o}/{r}/issues/{n}/comments`` (pages too), ``POST`` there (201, a new comment bumps
-  the issue's ``updated_at`` like GitHub), ``PATCH /repos/{o}/{r}/issues/comments/{id}``.
+  the issue's ``updated_at`` like GitHub), ``PATCH /repos/{o}/{r}/issues/comments/{id}``,
+  ``POST /repos/{o}/{r}/issues/{n}/labels`` (adds the names it lacks, bumps ``updated_at``).
 * :meth:`fail` queues answers (429 with ``Retry-After``, 500, ...) for the next requests.
 
 Every request is kept (method, path, query, headers, status) in :attr:`log`.
@@ -188,6 +189,15 @@ class FakeGitHub:
             if method == "POST":
                 comment = self.add_comment(number, json.loads(body)["body"], login="vba-bot")
                 return 201, self._limits(), comment
+        if len(segments) == 2 and segments[1] == "labels" and segments[0].isdigit():
+            issue = self.issues.get(int(segments[0]))
+            if issue is None or method != "POST":
+                return 404, {}, {"message": "Not Found"}
+            names = [label["name"] for label in issue["labels"]]
+            names += [n for n in json.loads(body)["labels"] if n not in names]
+            issue["labels"] = [{"name": n} for n in names]
+            issue["updated_at"] = self.now()  # GitHub bumps it too
+            return 200, self._limits(), issue["labels"]
         if len(segments) == 2 and segments[0] == "comments" and method == "PATCH":
             for number, comments in self.comments.items():
                 for comment in comments:

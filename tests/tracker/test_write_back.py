@@ -117,6 +117,52 @@ def test_a_failed_post_is_recorded_and_retried_later(
     assert [r["status"] for r in records(workspace.case(CASE), "0001")] == ["failed", "ok"]
 
 
+def test_write_back_labels_are_added_once_per_revision_and_retried_after_a_failure(
+    github: FakeGitHub, workspace: Workspace, fake_clock: FakeClock
+) -> None:
+    interpreted(github, workspace, fake_clock)
+    labels = ["vba-interpreted", "bug"]  # "bug" is already on the issue: GitHub keeps one
+    tracker = tracker_config(
+        github.url, write_back="comment", write_back_labels=labels, max_wait_s=0
+    )
+    github.fail(Fault(500, path_contains="/labels"))
+    github.fail(Fault(500, path_contains="/labels"))
+    github.fail(Fault(500, path_contains="/labels"))
+    github.fail(Fault(500, path_contains="/labels"))
+
+    failed = post_write_backs(workspace, tracker, clock=fake_clock.clock())
+
+    assert failed.failed and failed.failed[0]["revision"] == f"{CASE}|0001"
+    assert len(marked(github)) == 1  # the comment stands; only the labels failed
+    assert [n["name"] for n in github.issues[1]["labels"]] == ["bug"]
+
+    github.log.clear()
+    retried = post_write_backs(workspace, tracker, clock=fake_clock.clock())
+
+    assert retried.unchanged == [f"{CASE}|0001"] and len(marked(github)) == 1
+    assert [(e.method, e.path.rsplit("/", 1)[-1]) for e in github.log] == [("POST", "labels")]
+    assert [n["name"] for n in github.issues[1]["labels"]] == ["bug", "vba-interpreted"]
+    package = workspace.case(CASE)
+    assert [(r["action"], r["status"]) for r in records(package, "0001")] == [
+        ("posted", "ok"),
+        ("failed", "failed"),
+        ("labelled", "ok"),
+    ]
+    assert records(package, "0001")[-1]["labels"] == labels
+
+    github.log.clear()
+    again = post_write_backs(workspace, tracker, clock=fake_clock.clock())
+    assert again.unchanged == [f"{CASE}|0001"] and github.log == []  # labelled once
+    assert [f.line() for f in verify_case(package).all_findings() if f.is_error] == []
+
+
+def test_write_back_labels_need_write_back(github: FakeGitHub) -> None:
+    with pytest.raises(ValueError, match="write_back_labels needs write_back"):
+        tracker_config(github.url, write_back_labels=["vba-interpreted"])
+    with pytest.raises(ValueError, match="not a label name"):
+        tracker_config(github.url, write_back="comment", write_back_labels=["  "])
+
+
 def test_vba_verify_accounts_for_write_back_records_and_nothing_else_there(
     github: FakeGitHub, workspace: Workspace, fake_clock: FakeClock
 ) -> None:

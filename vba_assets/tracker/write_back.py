@@ -6,7 +6,9 @@ For every revision of a tracker's cases with an accepted interpretation, the com
 * its record says it was posted with the same body: nothing is sent;
 * it was posted with another body (a new summary format): ``PATCH`` of that comment;
 * no record (first time, or a kill after the post and before its record): the issue's comments are
-  searched for the revision's hidden marker; found, it is updated if it differs, else posted.
+  searched for the revision's hidden marker; found, it is updated if it differs, else posted;
+* ``write_back_labels``, if any, are then added to the issue once per revision (a ``labelled``
+  record; GitHub's "add labels" keeps the labels the issue has).
 
 Each post is recorded in the case package, outside every revision's hashed content, as
 ``write-back/<revision>/<NNNN>.json`` (append-only, one file per attempt: what was sent (its
@@ -146,26 +148,59 @@ def post_write_backs(
 
 
 def _post_one(package: CasePackage, tracker: TrackerConfig, api: GitHubApi, plan: Planned) -> str:
+    action, comment_id = _comment_in_step(package, tracker, api, plan)
+    _ensure_labels(package, tracker, api, plan, comment_id)
+    return action
+
+
+def _comment_in_step(
+    package: CasePackage, tracker: TrackerConfig, api: GitHubApi, plan: Planned
+) -> tuple[str, int | None]:
+    """Post or update the revision's comment: the action taken and the comment's id."""
     done = [r for r in records(package, plan.revision) if r.get("status") == "ok"]
     comment_id = done[-1].get("comment_id") if done else None
     if done and done[-1].get("body_sha256") == plan.body_sha256:
-        return "unchanged"
+        return "unchanged", comment_id
     if comment_id is None:
         found = _find(api, tracker, plan)
         if found is not None:
             comment_id = found["id"]
             if found.get("body") == plan.body:
                 _record(package, plan, tracker, found, action="found")
-                return "unchanged"
+                return "unchanged", comment_id
     if comment_id is not None:
         url = f"/repos/{tracker.repository}/issues/comments/{comment_id}"
         answer = api.send_json("PATCH", url, {"body": plan.body})
         _record(package, plan, tracker, answer, action="updated")
-        return "updated"
+        return "updated", comment_id
     url = f"/repos/{tracker.repository}/issues/{plan.number}/comments"
     answer = api.send_json("POST", url, {"body": plan.body})
     _record(package, plan, tracker, answer, action="posted")
-    return "posted"
+    return "posted", answer.get("id") if isinstance(answer, dict) else None
+
+
+def _ensure_labels(
+    package: CasePackage,
+    tracker: TrackerConfig,
+    api: GitHubApi,
+    plan: Planned,
+    comment_id: int | None,
+) -> None:
+    """Add ``write_back_labels`` to the issue once per revision (a ``labelled`` record says it
+    was done; a failed attempt raises and is retried by the next run, like a failed post)."""
+    if not tracker.write_back_labels:
+        return
+    wanted = list(tracker.write_back_labels)
+    labelled = [
+        r
+        for r in records(package, plan.revision)
+        if r.get("action") == "labelled" and r.get("status") == "ok" and r.get("labels") == wanted
+    ]
+    if labelled:
+        return
+    url = f"/repos/{tracker.repository}/issues/{plan.number}/labels"
+    api.send_json("POST", url, {"labels": wanted})
+    _record(package, plan, tracker, {"id": comment_id}, action="labelled", labels=wanted)
 
 
 def _find(api: GitHubApi, tracker: TrackerConfig, plan: Planned) -> dict[str, Any] | None:
@@ -189,6 +224,7 @@ def _record(
     *,
     action: str = "failed",
     stop: SyncStopped | None = None,
+    labels: list[str] | None = None,
 ) -> None:
     """Publish the next ``write-back/<revision>/<NNNN>.json`` (no token, no header)."""
     existing = package.list_dir(record_dir(plan.revision))
@@ -210,6 +246,8 @@ def _record(
         else None,
         "error": None if stop is None else {"reason": stop.reason, "detail": stop.detail},
     }
+    if labels is not None:
+        record["labels"] = labels
     relpath = f"{record_dir(plan.revision)}/{len(existing) + 1:04d}.json"
     try:
         package.write_json(relpath, record)
