@@ -31,6 +31,7 @@ from vba_assets.heuristic.inflection import (
     inflects,
     rules_version,
 )
+from vba_assets.heuristic.intervals import GrowingContainment
 from vba_assets.heuristic.lexicon import ZONE_WORDS, is_stopword
 from vba_assets.heuristic.name_index import (
     SCAN_KEPT_NAME,
@@ -341,13 +342,10 @@ def catalog_name_spans(sources: Sequence[SourceText], gazetteer: Gazetteer) -> l
                 found.extend(_window_spans(source, first, last, gazetteer))
         found.sort(key=lambda s: (-(s.end - s.start), s.start))
         kept: list[Span] = []
+        taken = GrowingContainment([span.start for span in found])
         for span in found:
-            if not any(
-                k.start <= span.start
-                and span.end <= k.end
-                and (k.start, k.end) != (span.start, span.end)
-                for k in kept
-            ):
+            if not taken.inside(span.start, span.end):
                 kept.append(span)
+                taken.add(span.start, span.end)
         spans.extend(sorted(kept, key=lambda s: s.position))
     return spans

@@ -26,8 +26,11 @@ What it cannot do: a link whose URL markdown-it decoded differently from its sou
 BBCode other than ``[url=...]...[/url]`` is read as plain text.
 """
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -70,6 +73,41 @@ class Number:
     end: int
 
 
+class Ranges:
+    """``[start, end)`` ranges, merged once; which one covers a position, whether a range overlaps
+    one (binary search: a check costs O(log n), not a pass over every range)."""
+
+    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        points: list[int] = []
+        for start, end in sorted(ranges):
+            if end <= start:
+                points.append(start)  # an empty range overlaps what strictly contains it
+            elif merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self.merged = [(start, end) for start, end in merged]
+        self._starts = [start for start, _ in merged]
+        self._ends = [end for _, end in merged]
+        self._points = points
+
+    def end_at(self, position: int) -> int | None:
+        """The end of the merged range that covers ``position``, or None."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        if index >= 0 and position < self._ends[index]:
+            return self._ends[index]
+        return None
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """True when some range ``(s, e)`` has ``s < end and start < e``."""
+        index = bisect.bisect_right(self._ends, start)
+        if index < len(self._starts) and self._starts[index] < end:
+            return True
+        point = bisect.bisect_right(self._points, start)
+        return point < len(self._points) and self._points[point] < end
+
+
 @dataclass
 class Markup:
     """What :func:`read_markup` found in one source (offsets into its text)."""
@@ -84,9 +122,15 @@ class Markup:
     #: an item, a spell, a zone, an object, an achievement, a faction).
     other_link_texts: list[tuple[int, int]] = field(default_factory=list)
 
+    @cached_property
+    def hidden_ranges(self) -> Ranges:
+        """:attr:`hidden`, merged and indexed (built on first use, once :func:`read_markup` is
+        done)."""
+        return Ranges(self.hidden)
+
     def is_hidden(self, start: int, end: int) -> bool:
         """True when ``[start, end)`` overlaps a hidden range."""
-        return any(s < end and start < e for s, e in self.hidden)
+        return self.hidden_ranges.overlaps(start, end)
 
     def in_link_text(self, position: int) -> bool:
         return any(s <= position < e for s, e in self.link_texts)
@@ -193,16 +237,24 @@ def _blocks(text: str, found: Markup) -> None:
             found.hidden.append((line_start, line_end))  # a reference definition (a comment)
 
 
+def _text_before(text: str, ends: dict[int, tuple[int, int]], start: int) -> tuple[int, int] | None:
+    """The link text ``[...](`` that ends at most 3 characters before a URL at ``start`` (the
+    first in offset order when several do)."""
+    found = [ends[e] for e in range(max(0, start - 3), start + 1) if e in ends]
+    return min((span for span in found if text[span[1] : span[1] + 2] == "]("), default=None)
+
+
 def _links(text: str, found: Markup) -> None:
-    texts = sorted(found.link_texts)
+    ends: dict[int, tuple[int, int]] = {}
+    for span in sorted(found.link_texts):
+        ends.setdefault(span[1], span)
     for match in URL.finditer(text):
         start, end = match.start(), match.end()
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
         found.hidden.append((start, end))
         npc = NPC_ID.search(text, start, end)
-        text_span = next(((s, e) for s, e in texts if e <= start and text[e : e + 2] == "]("
-                          and start - e <= 3), None)  # fmt: skip
+        text_span = _text_before(text, ends, start)
         if npc is None:
             if text_span is not None and OTHER_PAGE.search(text, start, end):
                 found.other_link_texts.append(text_span)
@@ -228,22 +280,34 @@ def _links(text: str, found: Markup) -> None:
         )
 
 
-#: A line that is a JSON object or array (a pasted payload, never report prose).
-_JSON_LINE = re.compile(r'^\s*[\[{].*"\s*:\s*.*[\]}]\s*$')
+#: A key inside a JSON line: a quote, then a colon.
+_JSON_KEY = re.compile(r'"\s*:')
+
+
+def json_line(line: str) -> bool:
+    """True when a line (no newline) is a JSON object or array: it opens with ``[`` or ``{`` and
+    closes with ``]`` or ``}`` (blanks around), and a ``"`` then ``:`` stand between (a pasted
+    payload, never report prose). One pass; the pattern ``^\\s*[\\[{].*"\\s*:\\s*.*[\\]}]\\s*$``
+    it replaces backtracked quadratically on a long line."""
+    inner = line.strip()
+    if len(inner) < 2 or inner[0] not in "[{" or inner[-1] not in "]}":
+        return False
+    return _JSON_KEY.search(inner, 1, len(inner) - 1) is not None
 
 
 def _json_lines(text: str, found: Markup) -> None:
     start = 0
     for line in text.split("\n"):
-        if _JSON_LINE.match(line):
+        if json_line(line):
             found.hidden.append((start, start + len(line)))
         start += len(line) + 1
 
 
 def _numbers(text: str, found: Markup) -> None:
+    hidden = Ranges(found.hidden)
     for match in _NUMBER.finditer(text):
         start, end = match.span(1)
-        if any(s <= start < e for s, e in found.hidden):
+        if hidden.end_at(start) is not None:
             continue
         found.numbers.append(Number(int(match.group(1)), start, end))
 

@@ -48,7 +48,7 @@ are phrase lists (see :mod:`.roles`). A report whose entity is only described ("
 the farm") yields no search.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from vba_assets.domain.case.text import fold
 from vba_assets.domain.resolution.models import (
@@ -69,6 +69,7 @@ from vba_assets.heuristic.gazetteer import (
     catalog_name_spans,
 )
 from vba_assets.heuristic.inflection import inflected_spans
+from vba_assets.heuristic.intervals import Containment
 from vba_assets.heuristic.lexicon import guess_language
 from vba_assets.heuristic.literal_terms import case_safe, literal_term
 from vba_assets.heuristic.markup import read_markup
@@ -95,18 +96,31 @@ def _is_part(short: Sequence[str], long: Sequence[str]) -> bool:
     return any(tuple(long[i : i + width]) == tuple(short) for i in range(len(long) - width + 1))
 
 
-def _inside(span: Span, others: Sequence[Span], *, strict_container: bool) -> bool:
-    check_budget()  # called per span, against every other span
+def _parts(words: Sequence[str]) -> Iterator[tuple[str, ...]]:
+    """Every contiguous proper word run of ``words``: what :func:`_is_part` finds in them."""
+    for width in range(1, len(words)):
+        for start in range(len(words) - width + 1):
+            yield tuple(words[start : start + width])
+
+
+def _containment(spans: Sequence[Span]) -> dict[str, Containment]:
+    """The spans of each source, indexed for :func:`_inside`."""
+    by_source: dict[str, list[tuple[int, int, int]]] = {}
+    for span in spans:
+        by_source.setdefault(span.source, []).append((span.start, span.end, span.extent))
+    return {source: Containment(intervals) for source, intervals in by_source.items()}
+
+
+def _inside(span: Span, others: dict[str, Containment], *, strict_container: bool) -> bool:
     """True when ``span`` lies inside another span's extent (or, with ``strict_container``,
-    contains another span)."""
-    for other in others:
-        if other.source != span.source or (other.start, other.end) == (span.start, span.end):
-            continue
-        if other.start <= span.start and span.end <= other.extent:
-            return True
-        if strict_container and span.start <= other.start and other.end <= span.end:
-            return True
-    return False
+    contains another span); ``others`` from :func:`_containment`."""
+    check_budget()  # called per span
+    index = others.get(span.source)
+    if index is None:
+        return False
+    return index.inside(span.start, span.end) or (
+        strict_container and index.around(span.start, span.end)
+    )
 
 
 def collect_spans(
@@ -123,13 +137,17 @@ def collect_spans(
         return mark_compounds(spans, sources), None
     gazetteer = build_gazetteer(catalogs, index)
     names = catalog_name_spans(sources, gazetteer)
+    found = _containment(names)
     inflected = [
         s
         for s in inflected_spans(sources, gazetteer.inflection_index(language), language)
-        if not _inside(s, names, strict_container=False)
+        if not _inside(s, found, strict_container=False)
     ]
-    names = [s for s in names if not _inside(s, inflected, strict_container=False)] + inflected
-    kept = [s for s in spans if not _inside(s, names, strict_container=True)]
+    found_inflected = _containment(inflected)
+    names = [s for s in names if not _inside(s, found_inflected, strict_container=False)]
+    names += inflected
+    named = _containment(names)
+    kept = [s for s in spans if not _inside(s, named, strict_container=True)]
     merged: dict[tuple[str, int, int], Span] = {(s.source, s.start, s.end): s for s in kept}
     for span in names:
         merged[(span.source, span.start, span.end)] = span
@@ -227,7 +245,8 @@ def _own_name(term: Term, container: Term) -> bool:
     A single word stays folded: it is usually the short form of the longer name."""
     if not term.strong_exact or len(term.words) < 2:
         return False
-    return any(not _inside(span, container.spans, strict_container=False) for span in term.spans)
+    around = _containment(container.spans)
+    return any(not _inside(span, around, strict_container=False) for span in term.spans)
 
 
 def _citation(span: Span) -> MentionCitation:
@@ -271,6 +290,7 @@ def select_searches(
     name-like terms left over ``max_searches`` are returned as unsearched names."""
     chosen: list[tuple[Term, str]] = []
     left: list[Term] = []
+    left_parts: set[tuple[str, ...]] = set()  # the word runs some left term has a longer run of
     cues: dict[str, RoleCues] = {}
     searched: dict[tuple[str, str, int], int] = {}
     also_cited: dict[int, list[Span]] = {}
@@ -296,8 +316,9 @@ def select_searches(
             cues[chosen[same][0].key] = cues[chosen[same][0].key] + term.cues
             continue
         if len(chosen) >= max_searches:
-            if _nameworthy(term) and not any(_is_part(own, t.words) for t in left):
+            if _nameworthy(term) and tuple(own) not in left_parts:
                 left.append(term)
+                left_parts.update(_parts(own))
             continue
         searched[key] = len(chosen)
         chosen.append((term, catalog))

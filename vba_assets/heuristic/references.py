@@ -18,7 +18,8 @@ module decides which term each identity belongs to, with the name index:
   searched by the id's digits and citing the URL (its slug, if any, is the report's wording).
 
 One identity gets one reference (its first link, else its first agreeing number); a term gets
-at most one. A link that holds a zero-width or bidi control character is not read (no cited span
+at most one. A link longer than a citation may quote (:data:`MAX_LINK_CHARS`) or that holds a
+zero-width or bidi control character is not read (no cited span
 may cross one: its digits and words cannot be grounded); a link text that holds one is not its
 term (the link is then link-only).
 
@@ -28,7 +29,8 @@ then finds nothing (``no_match``). A number that is a spawn GUID, a quest or an 
 only when an index name of that same number agrees with a nearby term, which keeps it rare.
 """
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
@@ -43,6 +45,9 @@ from vba_assets.heuristic.terms import Reference, Term
 
 #: How far (characters, same line) a number may follow the name it identifies.
 NUMBER_REACH = 24
+#: The longest link that is read: a citation quotes at most this many characters
+#: (:class:`~vba_assets.domain.resolution.models.MentionCitation`).
+MAX_LINK_CHARS = 300
 #: Shortest shared beginning of an inflected name that is used as its term.
 MIN_STEM_PREFIX = 4
 
@@ -65,6 +70,8 @@ def _candidates(sources: Sequence[SourceText], index: NameIndex) -> list[_Candid
         if markup is None:
             continue
         for link in markup.links:
+            if link.end - link.start > MAX_LINK_CHARS:
+                continue  # no citation can quote it (a run of URLs glued together)
             if not has_format_control(source.text[link.start : link.end]):
                 found.append(_link_candidate(source, link))
         for number in markup.numbers:
@@ -103,20 +110,22 @@ def _agreeing_name(
 
 
 def _line(source: SourceText, position: int) -> tuple[int, int]:
-    start = source.text.rfind("\n", 0, position) + 1
-    end = source.text.find("\n", position)
-    return start, len(source.text) if end < 0 else end
+    prose = source.reading
+    return prose.line_start(position), prose.line_end(position)
 
 
-def _score(candidate: _Candidate, span: Span, source: SourceText) -> tuple[int, int, int] | None:
-    """How well ``span`` fits ``candidate`` (lower is better), None when it cannot be its name."""
+def _score(
+    candidate: _Candidate, span: Span, source: SourceText, line: tuple[int, int]
+) -> tuple[int, int, int] | None:
+    """How well ``span`` fits ``candidate`` (lower is better), None when it cannot be its name;
+    ``line``: the candidate's line in ``source`` (:func:`_line`)."""
     same_source = span.source == source.alias
     if candidate.text_start is not None and same_source:
         if (span.start, span.end) == (candidate.text_start, candidate.text_end):
             return (0, 0, 0)
         if candidate.text_start <= span.start and span.end <= (candidate.text_end or 0):
             return (0, 1, 0)
-    line_start, line_end = _line(source, candidate.start)
+    line_start, line_end = line
     on_line = same_source and line_start <= span.start and span.end <= line_end
     if not candidate.strong:
         gap = candidate.start - span.extent
@@ -126,6 +135,39 @@ def _score(candidate: _Candidate, span: Span, source: SourceText) -> tuple[int, 
     if on_line and span.end <= candidate.start:
         return (1, 0, candidate.start - span.end)
     return (2, span.order, span.start)
+
+
+def _every_span(terms: Sequence[Term]) -> Iterator[tuple[Term, Span]]:
+    """Every (term, span) pair, in term order then span order (the order ties are broken by)."""
+    for term in terms:
+        for span in term.spans:
+            yield term, span
+
+
+class _Nearby:
+    """The spans by where they end: which may be the name of a number written right after them
+    (at most :data:`NUMBER_REACH` characters), in :func:`_every_span` order. Built once: a term
+    whose spans change (an inflected name narrowed to its stem) has its reference by then and
+    is never looked at again."""
+
+    def __init__(self, terms: Sequence[Term]) -> None:
+        self._by_source: dict[str, list[tuple[int, int, Term, Span]]] = {}
+        for rank, (term, span) in enumerate(_every_span(terms)):
+            self._by_source.setdefault(span.source, []).append((span.extent, rank, term, span))
+        for entries in self._by_source.values():
+            entries.sort(key=lambda entry: (entry[0], entry[1]))
+        self._extents = {
+            source: [entry[0] for entry in entries] for source, entries in self._by_source.items()
+        }
+
+    def before(self, source: str, position: int) -> list[tuple[Term, Span]]:
+        """The spans of ``source`` that end 0 to :data:`NUMBER_REACH` characters before
+        ``position``, in :func:`_every_span` order."""
+        extents = self._extents.get(source, [])
+        low = bisect.bisect_left(extents, position - NUMBER_REACH)
+        high = bisect.bisect_right(extents, position)
+        found = sorted(self._by_source.get(source, [])[low:high], key=lambda entry: entry[1])
+        return [(term, span) for _, _, term, span in found]
 
 
 def attach_references(
@@ -142,22 +184,27 @@ def attach_references(
     taken: set[int] = set()
     new_terms: list[Term] = []
     texts = {source.alias: source for source in sources}
+    nearby = _Nearby(terms)
     for candidate in _candidates(sources, index):
         if candidate.identity in taken:
             continue
+        check_budget()  # per link or id: its spans are compared
         names = index.names_of(candidate.identity)
         best: tuple[tuple[int, int, int], Term, Span, IndexedName, str] | None = None
-        for term in terms:
-            check_budget()  # per link and term: every mention of the term is compared
-            if term.reference is not None:
+        line = _line(candidate.source, candidate.start)
+        agreeing: dict[str, tuple[IndexedName, str] | None] = {}  # one test per wording
+        near = None if candidate.strong else nearby.before(candidate.source.alias, candidate.start)
+        for term, span in near if near is not None else _every_span(terms):
+            if term.reference is not None or not names:
                 continue
-            for span in term.spans:
-                agreed = _agreeing_name(span.text, names, language) if names else None
-                if agreed is None:
-                    continue
-                score = _score(candidate, span, candidate.source)
-                if score is not None and (best is None or score < best[0]):
-                    best = (score, term, span, agreed[0], agreed[1])
+            score = _score(candidate, span, candidate.source, line)
+            if score is None or (best is not None and score >= best[0]):
+                continue  # it could not be chosen: no need to test its wording
+            if span.text not in agreeing:
+                agreeing[span.text] = _agreeing_name(span.text, names, language)
+            agreed = agreeing[span.text]
+            if agreed is not None:
+                best = (score, term, span, agreed[0], agreed[1])
         link = _link_span(candidate)
         if best is not None:
             _, term, span, entry, said = best
@@ -207,7 +254,7 @@ def _link_term(
             term = Term(text.casefold(), [span], reference=Reference(
                 candidate.identity, link, agreed is not None, kind
             ))  # fmt: skip
-            term.cues = mention_cues(sources[span.source].prose, span.start, span.end)
+            term.cues = mention_cues(sources[span.source].reading, span.start, span.end)
             return term
     words = slugs(link.text, candidate.identity)
     agreed = next((e for w in words for e in names if agrees_with(w, e.name)), None)
@@ -217,5 +264,5 @@ def _link_term(
         [replace(link, kind="link_only")],
         reference=Reference(candidate.identity, link, agreed is not None, kind),
     )
-    term.cues = mention_cues(source.prose, link.start, link.end)
+    term.cues = mention_cues(source.reading, link.start, link.end)
     return term

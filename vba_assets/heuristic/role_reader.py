@@ -54,7 +54,7 @@ class RoleReader:
     def __init__(
         self, sources: Sequence["SourceText"], index: "NameIndex", gazetteer: "Gazetteer"
     ) -> None:
-        self._texts = {source.alias: source.prose for source in sources}
+        self._texts = {source.alias: source.reading for source in sources}
         self._index = index
         self._gazetteer = gazetteer
         title = next((s.text for s in sources if s.order == 0), "")
@@ -82,8 +82,9 @@ class RoleReader:
     def _other(self, term: "Term") -> bool:
         found = False
         for span in term.spans:
-            text = self._texts.get(span.source, "")
-            line_start = text.rfind("\n", 0, span.start) + 1
+            prose = self._texts.get(span.source)
+            text = prose.text if prose is not None else ""
+            line_start = prose.line_start(span.start) if prose is not None else 0
             before = text[max(line_start, span.start - 40) : span.start].casefold()
             after = text[span.extent : span.extent + 20].casefold()
             if not (_OTHER_BEFORE.search(before) or _OTHER_AFTER.match(after)):

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
+from vba_assets.heuristic.prose import Prose
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
@@ -154,10 +155,6 @@ _QUEST_SENTENCE = re.compile(
     r"quête|aufgabe|angenommen|bekommen)\b"
 )
 _LOOT_SENTENCE = re.compile(r"\b(?:loot|looted|drop|drops|dropped|killed|kill)\b")
-_PLACE_PHRASE = re.compile(
-    r"[ \t]*,?[ \t]*(?:in|at|near|inside|around|im|bei|à|dans)[ \t]+(?:the[ \t]+|der[ \t]+)?"
-    r"(?:[A-ZÄÖÜÀ-Þ][\w'’-]*[ \t]*){1,4}"
-)
 _LOCATIVE = re.compile(
     r"\b(?:in|at|near|around|inside|outside|behind|into|towards?|im|am|nahe|bei der|dans|à|"
     r"près de)\s+(?:the\s+|der\s+|dem\s+|den\s+)?$"
@@ -189,15 +186,15 @@ class RoleCues:
         return self.affected > 0 or self.quest_giver > 0
 
 
-def _context(text: str, start: int, end: int) -> tuple[str, str, str]:
+def _context(prose: Prose, start: int, end: int) -> tuple[str, str, str]:
     """(before, after, surroundings) on the mention's line, lower-cased.
 
     ``before`` and ``after`` are cut at sentence ends; the surroundings are not (a quest title
     ending in "!" often sits between the verb and "from X").
     """
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+    text = prose.text
+    line_start = prose.line_start(start)
+    line_end = prose.line_end(end)
     surroundings = text[max(line_start, start - 2 * _WINDOW) : min(line_end, end + _WINDOW)]
     before = text[max(line_start, start - _WINDOW) : start]
     boundaries = list(_BOUNDARY.finditer(before))
@@ -211,10 +208,10 @@ def _context(text: str, start: int, end: int) -> tuple[str, str, str]:
     return normalized[0], normalized[1], normalized[2]
 
 
-def _skip_place(text: str, end: int, after: str) -> str:
-    """``after`` without a leading place phrase ("X in Naxxramas doesn't ..." -> " doesn't ...")."""
-    match = _PLACE_PHRASE.match(text, end)
-    return after[match.end() - end :] if match else after
+def _skip_place(place_end: int | None, end: int, after: str) -> str:
+    """``after`` without a leading place phrase ("X in Naxxramas doesn't ..." -> " doesn't ...");
+    ``place_end`` is where that phrase ends (:meth:`~.prose.Prose.place_end`)."""
+    return after[place_end - end :] if place_end is not None else after
 
 
 def _attributive(after: str) -> bool:
@@ -239,8 +236,8 @@ def _giver_before(before: str, sentence: str) -> bool:
     )
 
 
-def mention_cues(text: str, start: int, end: int) -> RoleCues:
-    """The role cues of one mention ``text[start:end]``.
+def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
+    """The role cues of one mention ``prose.text[start:end]``.
 
     A name inside a place phrase ("in Naxxramas") takes no affected cue from the words after it:
     "X in Naxxramas doesn't follow" is about X, which gets the cue across the place phrase; the
@@ -248,17 +245,17 @@ def mention_cues(text: str, start: int, end: int) -> RoleCues:
     name that makes up a whole place header ("Dun Garok, Hillsbrad Foothills. ...") gets a
     location cue.
     """
-    before, after, sentence = _context(text, start, end)
+    before, after, sentence = _context(prose, start, end)
     in_place = bool(_LOCATIVE.search(before) or _PLACE_OF.search(before)) or place_header(
-        text, start, end
+        prose, start, end
     )
-    beyond = _skip_place(text, end, after)
+    place_end = prose.place_end(end)
+    beyond = _skip_place(place_end, end, after)
     affected = any(p.search(before) for p in _AFFECTED_BEFORE) or (
         not in_place and any(p.search(beyond) for p in _AFFECTED_AFTER)
     )
-    line_end = text.find("\n", end)
-    raw_after = text[end : min(len(text) if line_end < 0 else line_end, end + _WINDOW)]
-    gave = bool(_GAVE.search(_skip_place(text, end, raw_after)))
+    raw_after = prose.text[end : min(prose.line_end(end), end + _WINDOW)]
+    gave = bool(_GAVE.search(_skip_place(place_end, end, raw_after)))
     giver = (
         (not in_place and (gave or any(p.search(beyond) for p in _GIVER_AFTER + _GIVER_ACTS)))
         or (not _attributive(after) and _giver_before(before, sentence))
@@ -271,19 +268,28 @@ def mention_cues(text: str, start: int, end: int) -> RoleCues:
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 
 
-def place_header(text: str, start: int, end: int) -> bool:
+def place_header(prose: Prose, start: int, end: int) -> bool:
     """True when the mention sits in a leading place header: "Dun Garok, Hillsbrad Foothills. ...".
 
     The first sentence of a line, made only of capitalized words (and particles) separated by
-    spaces or commas, at most six words, followed by more text on the same line.
+    spaces or commas, at most six words, followed by more text on the same line. Judged once
+    per header, whatever the number of mentions in it.
     """
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    stop = text.find(". ", end, line_end)
-    if stop < 0 or text[line_start:start].count(".") or not text[stop + 2 : line_end].strip():
+    line_start = prose.line_start(start)
+    line_end = prose.line_end(end)
+    stop = prose.stop(end, line_end)
+    if stop < 0 or prose.dots(line_start, start):
         return False
-    header = text[line_start:stop]
+    text = prose.text
+    return prose.once(
+        (line_start, stop),
+        lambda: not prose.blank(stop + 2, line_end) and _header(text[line_start:stop]),
+    )
+
+
+def _header(header: str) -> bool:
+    """True when ``header`` is a place header: 1-6 capitalized words (or particles) separated by
+    spaces or commas."""
     words = _HEADER_WORD.findall(header)
     if not 0 < len(words) <= 6 or re.search(r"[^\w\s,'’-]", header):
         return False

@@ -16,15 +16,15 @@ names, item links) and ``<...>`` (titles such as "<The Betrayer>") are read but 
 ``enclosed``: no capitalized run of :mod:`.spans` takes them.
 """
 
-import bisect
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from vba_assets.domain.case.text import has_format_control
 from vba_assets.heuristic.lexicon import TEMPLATE_LABELS, is_title_case_line
-from vba_assets.heuristic.markup import Markup
+from vba_assets.heuristic.markup import Markup, Ranges
+from vba_assets.heuristic.prose import Prose
 
 #: Characters that join two word parts into one word: apostrophes and hyphens.
 JOINERS = frozenset("'’ʼ‘-‐")
@@ -74,19 +74,30 @@ class SourceText:
     title_case_lines: frozenset[int]
     markup: Markup | None = None
 
-    @property
+    @cached_property
     def prose(self) -> str:
         """The text with its hidden markup (link targets, URLs, comments, HTML) blanked out by
         spaces: the same offsets, but the sentence reads "[Mankrik]   gave me ..." the way a
-        reader sees it (the role cues read this)."""
+        reader sees it (the role cues read this). Built once per source, one pass over the
+        merged hidden ranges (newlines inside them are kept)."""
         if self.markup is None or not self.markup.hidden:
             return self.text
-        chars = list(self.text)
-        for start, end in self.markup.hidden:
-            for index in range(max(0, start), min(end, len(chars))):
-                if chars[index] != "\n":
-                    chars[index] = " "
-        return "".join(chars)
+        parts: list[str] = []
+        cursor = 0
+        for start, end in self.markup.hidden_ranges.merged:
+            start, end = max(cursor, start), min(end, len(self.text))
+            if start >= end:
+                continue
+            parts.append(self.text[cursor:start])
+            parts.append("\n".join(" " * len(line) for line in self.text[start:end].split("\n")))
+            cursor = end
+        parts.append(self.text[cursor:])
+        return "".join(parts)
+
+    @cached_property
+    def reading(self) -> Prose:
+        """:attr:`prose` with its position indexes (:class:`~.prose.Prose`), built once."""
+        return Prose(self.prose)
 
 
 def _is_word_char(char: str) -> bool:
@@ -131,7 +142,7 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
     HTML, URLs, image syntax) are not read, and the brackets of a markdown link text do not
     enclose it (``[Mankrik](...)`` is read like prose; ``[Mankrik]`` alone stays enclosed).
     """
-    hidden = _Ranges(markup.hidden if markup is not None else [])
+    hidden = markup.hidden_ranges if markup is not None else Ranges([])
     bracket_free = (
         {s - 1 for s, _ in markup.link_texts} | {e for _, e in markup.link_texts}
         if markup is not None
@@ -193,27 +204,6 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
             )
             position = end
     return SourceText(alias, order, text, tuple(tokens), frozenset(title_lines), markup)
-
-
-class _Ranges:
-    """``[start, end)`` ranges, merged; which one covers a position (binary search)."""
-
-    def __init__(self, ranges: Sequence[tuple[int, int]]) -> None:
-        merged: list[list[int]] = []
-        for start, end in sorted(ranges):
-            if merged and start <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], end)
-            elif end > start:
-                merged.append([start, end])
-        self._starts = [start for start, _ in merged]
-        self._ends = [end for _, end in merged]
-
-    def end_at(self, position: int) -> int | None:
-        """The end of the merged range that covers ``position``, or None."""
-        index = bisect.bisect_right(self._starts, position) - 1
-        if index >= 0 and position < self._ends[index]:
-            return self._ends[index]
-        return None
 
 
 def plain_gap(text: str, left: Token, right: Token) -> bool:

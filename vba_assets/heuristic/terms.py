@@ -188,7 +188,7 @@ def group_terms(
 
     A plural mention ("the Defias Thugs") takes no quest-giver cue: a giver is one NPC.
     """
-    texts = {source.alias: source.prose for source in sources}
+    texts = {source.alias: source.reading for source in sources}
     terms: dict[str, Term] = {}
     for span in spans:
         check_budget()  # per mention: its role cues read the text around it
