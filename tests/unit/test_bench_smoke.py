@@ -167,3 +167,12 @@ def test_compare_runs_a_script_on_the_base_commit_and_this_tree_alternated(
     wall = output["results"]["metrics"]["results.summary.wall_s"]
     assert len(wall["values"]["base"]) == len(wall["values"]["head"]) == 2
     assert wall["ratio"] == round(wall["median"]["head"] / wall["median"]["base"], 3)
+
+
+def test_plan_text_times_every_shape_against_prose_of_the_same_size() -> None:
+    output = run_bench("plan_text", "--sizes", "1", "--rounds", "1")
+    measured = output["results"]["1kb"]
+    assert set(measured) == {"prose", "urls", "url_lines", "comment", "lists"}
+    assert measured["prose"]["ratio_to_prose"] == 1.0
+    assert all(is_ms(m["ms_per_kb"]) and m["ratio_to_prose"] > 0 for m in measured.values())
+    assert output["targets"]["worst_ratio"] == max(m["ratio_to_prose"] for m in measured.values())

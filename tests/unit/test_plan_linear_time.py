@@ -31,6 +31,7 @@ PIECES = {
     "blanks": "      \t   ",
     "comment": "<!-- template: describe the bug, name the NPC Mankrik {n} -->",
     "open_comment": "<!-- ",
+    "long_comment": "<!-- " + "fill in the template " * 1400 + "-->",
     "link": "[Mankrik](https://www.wowhead.com/npc={n}/mankrik)",
     "bbcode": "[url=https://www.wowhead.com/npc={n}]Hogger[/url]",
     "bold": "**Wild Wolpertinger**",
@@ -95,6 +96,7 @@ _counter = iter(range(1, 10**6))
 @example(recipe=["url"], separator=" ", kilobytes=8)  # one line of bare URLs (issue 30)
 @example(recipe=["id"], separator="\n", kilobytes=10)  # "Mankrik (id N)" lines (issue 30)
 @example(recipe=["blanks", "place"], separator="", kilobytes=16)  # blanks before a place
+@example(recipe=["name", "long_comment"], separator=" ", kilobytes=32)  # a comment after a name
 def test_plan_time_per_kb_stays_near_prose(
     reports: Reports, names: NameIndex, recipe: list[str], separator: str, kilobytes: int
 ) -> None:
