@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from vba_assets.domain.catalog.identity_digits import holds_identity
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
@@ -14,7 +15,7 @@ from vba_assets.domain.protocol import protocol
 from vba_assets.domain.resolution.captures import identity_capture_findings
 from vba_assets.domain.resolution.context import build_candidate_index, build_resolution_context
 from vba_assets.domain.resolution.legacy import ResolutionPlanOutput as LegacyPlan
-from vba_assets.domain.resolution.links import agrees_with, holds_identity, report_words, slugs
+from vba_assets.domain.resolution.links import agrees_with, report_words, slugs
 from vba_assets.domain.resolution.models import (
     CaptureArtifact,
     ResolutionAssessmentOutput,

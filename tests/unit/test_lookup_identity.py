@@ -27,6 +27,10 @@ URL = "https://www.wowhead.com/npc=23487/wild-wolpertinger"
         ("２３４８７", None),  # full-width digits are not an identity
         ("٢٣٤٨٧", None),  # nor Arabic-Indic ones
         ("npc=٢٣٤", None),
+        ("npc=000023487", 23487),  # leading zeros are normalised (identity_digits)
+        ("https://www.wowhead.com/npc=000023487", 23487),
+        ("https://www.wowhead.com/npc=２３４８７", None),
+        ("https://www.wowhead.com/npc=23487٢", None),  # one run, not ASCII: never read in part
         ("0", None),
         ("99999999999", None),
         ("item=23487", None),

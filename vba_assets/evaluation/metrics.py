@@ -7,13 +7,13 @@ cases before :meth:`Counts.rates` (:mod:`vba_assets.evaluation.counts`). Every m
 a change to the scoring here changes that section too.
 """
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from vba_assets.domain.case.text import fold
+from vba_assets.domain.catalog.identity_digits import holds_identity
 from vba_assets.evaluation.counts import Counts
 from vba_assets.evaluation.dataset import EvalCase, GoldMention
 from vba_assets.evaluation.observations import (
@@ -122,7 +122,12 @@ def links_to(search: ObservedSearch, surface: str) -> bool:
         return False
     identity, link = search.linked
     folded = fold(surface)
-    return bool(folded) and folded in fold(link) and str(identity) in re.findall(r"\d+", surface)
+    return (
+        bool(folded)
+        and folded in fold(link)
+        and isinstance(identity, int)
+        and holds_identity(surface, identity)
+    )
 
 
 def covers_mention(search: ObservedSearch, surface: str) -> bool:

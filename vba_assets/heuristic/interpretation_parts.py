@@ -23,6 +23,7 @@ from vba_assets.domain.resolution.models import (
     UnresolvedIdentityAlias,
 )
 from vba_assets.domain.stage_context import InterpretationStageContext
+from vba_assets.heuristic.markup import read_markup
 
 MAX_SOURCE_OBSERVATIONS = 8
 MAX_SENTENCE_CHARS = 300
@@ -205,11 +206,35 @@ def next_phase_tasks(resolution: ResolutionContext | None, category: str) -> lis
     return tasks[:MAX_SUB_TASKS]
 
 
+def unreadable_links(context: InterpretationStageContext) -> list[Unknown]:
+    """An unknown per creature link whose id is not an identity (``npc=２３４８７``: not ASCII
+    digits, :mod:`vba_assets.domain.catalog.identity_digits`): the planner did not read it, so
+    which creature it means was not examined."""
+    unknowns = []
+    for source in context.sources:
+        if not source.readable or not source.text:
+            continue
+        for start, end in read_markup(source.text).unreadable:
+            url = source.text[start:end]
+            shown = url if len(url) <= 200 else f"{url[:200]}..."
+            unknowns.append(
+                Unknown(
+                    ref=None,
+                    description=f"Not examined: the link '{shown}' in {source.alias} is "
+                    "unreadable (its id is not written in ASCII digits 0-9 as an identity), so "
+                    "which creature it means was not looked up.",
+                )
+            )
+    return unknowns
+
+
 def case_unknowns(
-    resolution: ResolutionContext | None, times: Sequence[TimeReference]
+    resolution: ResolutionContext | None,
+    times: Sequence[TimeReference],
+    context: InterpretationStageContext | None = None,
 ) -> list[Unknown]:
-    """An unknown per unresolved name, per time expression that could not be resolved, and one
-    when entity resolution is disabled."""
+    """An unknown per unresolved name, per time expression that could not be resolved, per
+    unreadable link (with ``context``), and one when entity resolution is disabled."""
     unresolved = list(resolution.unresolved) if resolution is not None else []
     unknowns = [Unknown(ref=d.alias, description=unknown_text(d)) for d in unresolved]
     unknowns += [
@@ -221,7 +246,7 @@ def case_unknowns(
         unknowns.append(
             Unknown(ref=None, description="Entity resolution is disabled: no name was looked up.")
         )
-    return unknowns
+    return unknowns + (unreadable_links(context) if context is not None else [])
 
 
 def case_observations(

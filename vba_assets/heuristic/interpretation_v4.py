@@ -180,7 +180,7 @@ def interpret_complete(context: InterpretationStageContext) -> InterpretationOut
         ),
     )
     times = _time_references_v4(context)
-    unknowns = case_unknowns(resolution, times)
+    unknowns = case_unknowns(resolution, times, context)
     observations = case_observations(context, entities, texts)
     sub_tasks = (
         [t for t in _sub_tasks_v4(resolution, category) if not causal_phrases(t, texts)]

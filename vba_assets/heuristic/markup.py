@@ -35,10 +35,15 @@ from functools import cached_property
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from vba_assets.domain.catalog.identity_digits import parse_identity
+
 #: A URL as written in prose (up to whitespace, a closing bracket or a quote).
 URL = re.compile(r"(?:https?://|www\.)[^\s<>\[\]()\"'`]+(?:\([^\s()]*\)[^\s<>\[\]()\"'`]*)*")
 #: A creature page of a public database inside a URL: ``npc=3432``, ``npc/3432``, ``?npc=3432``.
-NPC_ID = re.compile(r"(?<![A-Za-z])npc[=/](\d{1,9})(?!\d)", re.IGNORECASE)
+#: The id is the whole digit run after the key (any script, so a run is never read in part),
+#: read by :func:`~vba_assets.domain.catalog.identity_digits.parse_identity` (ASCII only,
+#: leading zeros normalised); a refused run makes the link unreadable (:attr:`Markup.unreadable`).
+NPC_ID = re.compile(r"(?<![A-Za-z])npc[=/](\d+)", re.IGNORECASE)
 #: A database page of something else than a creature.
 OTHER_PAGE = re.compile(
     r"(?<![A-Za-z])(?:quest|item|spell|zone|object|achievement|faction|itemset)[=/]\d",
@@ -47,7 +52,7 @@ OTHER_PAGE = re.compile(
 _BBCODE = re.compile(r"\[url=([^\]\s]+)\]([^\[\]\n]{1,200})\[/url\]", re.IGNORECASE)
 #: A standalone number: not glued to a word, a decimal, a time, a path or a key (``x=12``), except
 #: an "ID:" label written without a space (``*(ID:29611)*``).
-_NUMBER = re.compile(r"(?:(?<=\b[iI][dD]:)|(?<![\w.,:/=-]))(\d{2,7})(?![\w]|[.,]\d)")
+_NUMBER = re.compile(r"(?:(?<=\b[iI][dD]:)|(?<![\w.,:/=-]))([0-9]{2,7})(?![\w]|[.,]\d)")
 _TRAILING = ".,;:!?"
 
 _PARSER = MarkdownIt("commonmark").enable(["table", "strikethrough"])
@@ -121,6 +126,9 @@ class Markup:
     #: Link texts whose link is a database page of something else than a creature (a quest,
     #: an item, a spell, a zone, an object, an achievement, a faction).
     other_link_texts: list[tuple[int, int]] = field(default_factory=list)
+    #: Creature links whose id is not an identity (``npc=２３４８７``: not ASCII digits; ``npc=0``):
+    #: ``(start, end)`` of the URL; they give no reference and are reported as unreadable.
+    unreadable: list[tuple[int, int]] = field(default_factory=list)
 
     @cached_property
     def hidden_ranges(self) -> Ranges:
@@ -259,9 +267,13 @@ def _links(text: str, found: Markup) -> None:
             if text_span is not None and OTHER_PAGE.search(text, start, end):
                 found.other_link_texts.append(text_span)
             continue
+        identity = parse_identity(npc.group(1))
+        if identity is None:
+            found.unreadable.append((start, end))
+            continue
         found.links.append(
             Link(
-                identity=int(npc.group(1)),
+                identity=identity,
                 start=start,
                 end=end,
                 text_start=text_span[0] if text_span else None,
@@ -275,8 +287,12 @@ def _links(text: str, found: Markup) -> None:
         found.hidden.append((match.start(), match.start(2)))
         found.hidden.append((match.end(2), match.end()))
         found.link_texts.append((match.start(2), match.end(2)))
+        identity = parse_identity(npc.group(1))
+        if identity is None:
+            found.unreadable.append((match.start(1), match.end(1)))
+            continue
         found.links.append(
-            Link(int(npc.group(1)), match.start(1), match.end(1), match.start(2), match.end(2))
+            Link(identity, match.start(1), match.end(1), match.start(2), match.end(2))
         )
 
 
@@ -309,7 +325,9 @@ def _numbers(text: str, found: Markup) -> None:
         start, end = match.span(1)
         if hidden.end_at(start) is not None:
             continue
-        found.numbers.append(Number(int(match.group(1)), start, end))
+        value = parse_identity(match.group(1))
+        if value is not None:
+            found.numbers.append(Number(value, start, end))
 
 
 def read_markup(text: str) -> Markup:
@@ -321,4 +339,5 @@ def read_markup(text: str) -> Markup:
     _numbers(text, found)
     found.hidden.sort()
     found.links.sort(key=lambda link: link.start)
+    found.unreadable = sorted(set(found.unreadable))
     return found

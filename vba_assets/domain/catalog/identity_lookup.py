@@ -12,7 +12,9 @@ catalog's own fetch by identity (no contains search) and returns the same four-o
 * ``error`` / ``no_match``: no catalog in scope holds the identity (scoped to those catalogs and
   that snapshot, like every miss).
 
-Only ASCII digits are an identity (``２３４８７`` or ``٢٣٤`` stay a name query), and only the keys
+The digits are read by :func:`~.identity_digits.parse_identity`, the one reading of identity digits
+(ASCII only, leading zeros normalised: ``npc=000023487`` is 23487; ``２３４８７`` or ``٢٣٤`` stay a
+name query), and only the keys
 ``npc`` and ``creature`` (what creature pages of public databases use); any other text is a name
 query. Pure: the database is injected as a :class:`~.world.CatalogSearch`.
 """
@@ -21,6 +23,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.catalog.lookup_result import (
     CatalogRecord,
     EntityRow,
@@ -33,13 +36,12 @@ from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import CatalogRow, CatalogSearch
 from vba_assets.errors import ErrorCode
 
-#: Largest identity accepted (a signed 32-bit column, as :class:`IdentityReference` allows).
-MAX_IDENTITY = 2_147_483_647
-_BARE = re.compile(r"[0-9]{1,10}")
-_KEYED = re.compile(r"(?:npc|creature)\s*[=:/#]\s*([0-9]{1,10})", re.IGNORECASE)
+#: The digit patterns take a whole run of digits (any script); parse_identity refuses non-ASCII.
+_BARE = re.compile(r"\d+")
+_KEYED = re.compile(r"(?:npc|creature)\s*[=:/#]\s*(\d+)", re.IGNORECASE)
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 #: A creature page inside a URL: ``/npc=23487/slug``, ``?npc=23487``, ``/npc/23487``.
-_URL_PAGE = re.compile(r"(?<![A-Za-z])(?:npc|creature)[=/]([0-9]{1,10})(?![0-9])", re.IGNORECASE)
+_URL_PAGE = re.compile(r"(?<![A-Za-z])(?:npc|creature)[=/](\d+)", re.IGNORECASE)
 
 
 def identity_query(query: str) -> int | None:
@@ -53,10 +55,7 @@ def identity_query(query: str) -> int | None:
         digits = keyed.group(1)
     elif _URL.fullmatch(text) and (page := _URL_PAGE.search(text)):
         digits = page.group(1)
-    if digits is None:
-        return None
-    identity = int(digits)
-    return identity if 1 <= identity <= MAX_IDENTITY else None
+    return None if digits is None else parse_identity(digits)
 
 
 def _sorted_rows(rows: Sequence[CatalogRow]) -> list[CatalogRow]:

@@ -32,6 +32,7 @@ from urllib.parse import unquote
 
 from rapidfuzz.distance import Indel
 
+from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.catalog.names import fold_accents, normalize_for_match, split_tokens
 from vba_assets.domain.resolution.models import (
     IdentityReference,
@@ -43,37 +44,20 @@ from vba_assets.domain.resolution.models import (
 MIN_LETTERS = 4
 #: Indel similarity (0-1) at which two spellings agree.
 MIN_SIMILARITY = 0.85
+#: A creature page and its slug; the id is the whole digit run after the key (any script, so a
+#: run is never read in part), read by :func:`~.identity_digits.parse_identity` (ASCII only).
 _SLUG = re.compile(
-    r"npc(?:=|/)(?P<id>[0-9]+)(?:/(?P<path>[^\s?#&/)\]\"'<>]+)|[^\s)\]\"'<>]*?[?&]name="
+    r"npc(?:=|/)(?P<id>\d+)(?:/(?P<path>[^\s?#&/)\]\"'<>]+)|[^\s)\]\"'<>]*?[?&]name="
     r"(?P<query>[^\s&#)\]\"'<>]+))?",
     re.IGNORECASE,
 )
-
-
-def whole_number_at(text: str, digits: str) -> list[int]:
-    """Offsets where ``digits`` occurs in ``text`` as a whole number (no digit on either side)."""
-    found = []
-    start = text.find(digits)
-    while start >= 0:
-        end = start + len(digits)
-        before = text[start - 1] if start > 0 else ""
-        after = text[end] if end < len(text) else ""
-        if not before.isdigit() and not after.isdigit():
-            found.append(start)
-        start = text.find(digits, start + 1)
-    return found
-
-
-def holds_identity(text: str, identity: int) -> bool:
-    """True when ``text`` holds the identity's digits as a whole number."""
-    return bool(whole_number_at(text, str(identity)))
 
 
 def slugs(text: str, identity: int) -> list[str]:
     """The slugs of ``text``'s database links to ``identity``, as words ("mankrik")."""
     words = []
     for match in _SLUG.finditer(text):
-        if match.group("id") != str(identity):
+        if parse_identity(match.group("id")) != identity:
             continue
         slug = match.group("path") or match.group("query")
         if slug:

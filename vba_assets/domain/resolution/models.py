@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field
 
 from vba_assets.domain.base import StrictModel
+from vba_assets.domain.catalog.identity_digits import MAX_IDENTITY
 from vba_assets.domain.catalog.matching import RankedCandidate
 from vba_assets.domain.catalog.world import SearchResult
 
@@ -63,7 +64,7 @@ class IdentityReference(StrictModel):
     of searching the term. A link proves only what was linked: the assessment may select it only
     when the report's own words agree with one of the fetched names."""
 
-    identity: int = Field(ge=1, le=2_147_483_647, description="The linked identity, e.g. 3432.")
+    identity: int = Field(ge=1, le=MAX_IDENTITY, description="The linked identity, e.g. 3432.")
     link: MentionCitation = Field(
         description="The exact span that holds the identity's digits: the link, the URL or the "
         "id written beside the name (its digits must occur in it as a whole number)."

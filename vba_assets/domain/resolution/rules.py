@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vba_assets.domain.case.text import fold, has_format_control
+from vba_assets.domain.catalog.identity_digits import digit_runs, holds_identity, refusal
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
@@ -28,7 +29,6 @@ from vba_assets.domain.resolution.citations import (
     readable_sources,
     rule_issue,
 )
-from vba_assets.domain.resolution.links import holds_identity
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
@@ -169,15 +169,21 @@ def _reference_issues(
     if found:
         return found
     identity = search.reference.identity
-    if not holds_identity(link.quote, identity):
-        return [
-            rule_issue(
-                ErrorCode.PLAN_REFERENCE_NOT_IN_LINK,
-                f"{path}/identity",
-                f"identity {identity} does not occur as a whole number in the cited link "
-                f"{link.quote!r}; cite the span of the report that holds the id (the link or "
-                "the id written beside the name)",
-                f"{sid} {mention_label(link)}",
-            )
-        ]
-    return []
+    if holds_identity(link.quote, identity):
+        return []
+    refused = [
+        refusal(link.quote[run.start : run.end])
+        for run in digit_runs(link.quote)
+        if run.identity is None
+    ]
+    why = f" (not an identity: {'; '.join(refused)})" if refused else ""
+    return [
+        rule_issue(
+            ErrorCode.PLAN_REFERENCE_NOT_IN_LINK,
+            f"{path}/identity",
+            f"identity {identity} does not occur as a whole number in the cited link "
+            f"{link.quote!r}{why}; cite the span of the report that holds the id (the link or "
+            "the id written beside the name)",
+            f"{sid} {mention_label(link)}",
+        )
+    ]
