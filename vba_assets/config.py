@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.report_source import REPOSITORY_PATTERN
 from vba_assets.domain.catalog.settings import CatalogConfig
+from vba_assets.domain.limits import MAX_SEARCHES
 from vba_assets.errors import ConfigError, ErrorCode
 
 #: ``database.url`` value that selects the packaged demo world DB (SQLite, built on first use).
@@ -82,7 +83,7 @@ class DatabaseConfig(StrictModel):
 class EntityResolutionConfig(StrictModel):
     """The optional ``[entity_resolution]`` block; absent means disabled."""
 
-    max_searches: int = Field(default=4, ge=1, le=32)
+    max_searches: int = Field(default=4, ge=1, le=MAX_SEARCHES)
     max_candidates: int = Field(default=8, ge=1, le=200)
     max_invalid_responses: int = Field(default=3, ge=1, le=10)
     catalogs: list[CatalogConfig] = Field(min_length=1)

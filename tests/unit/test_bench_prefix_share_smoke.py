@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -18,7 +20,8 @@ def test_prefix_share_reports_each_stage_and_provider(capsys: pytest.CaptureFixt
     spec.loader.exec_module(module)
     assert module.main(["--wolpertinger-only"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["protocol_version"] == 4 and document["cache_first_layout"] is True
+    assert document["protocol_version"] == CURRENT_PROTOCOL_VERSION
+    assert document["cache_first_layout"] is True
     results = document["results"]
     assert set(results) == set(module.CONFIGS)
     for name, stages in results.items():

@@ -49,7 +49,7 @@ from vba_assets.domain.prompting.requests import (
     build_interpretation_request,
     with_protocol,
 )
-from vba_assets.domain.protocol import protocol
+from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION, protocol
 from vba_assets.domain.resolution.models import ResolutionContext, UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import (
     CandidateLabel,
@@ -498,7 +498,7 @@ def test_every_manifest_states_its_history_and_that_no_callback_mutated_it(
     )
     run(workspace, "BUG-000020", project_config(tmp_path / "ws"), provider)
     first, second = revision_manifests(package, REV, "interpretation")
-    assert first.manifest.protocol_version == 4 and not first.computed
+    assert first.manifest.protocol_version == CURRENT_PROTOCOL_VERSION and not first.computed
     assert first.manifest.history is not None and first.manifest.history.included == "none"
     assert second.manifest.history is not None
     assert second.manifest.history.included == "correction_rounds"

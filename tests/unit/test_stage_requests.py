@@ -142,7 +142,7 @@ ASSESSMENT: dict[str, Any] = {
 
 
 #: The prompt version each protocol version was released with.
-PROMPTS_OF = {1: "v1", 2: "v1", 3: "v1", 4: "v2"}
+PROMPTS_OF = {1: "v1", 2: "v1", 3: "v1", 4: "v2", 5: "v2"}
 
 
 def all_requests(protocol: int, params: RequestParams = PARAMS) -> list[ModelRequest]:

@@ -13,7 +13,8 @@ imports Dagster, SQLAlchemy, a provider SDK, httpx, the store, the pipeline or `
 * :mod:`.stages` (the Stage enum), :mod:`.protocol` (versioned rules and request formats),
   :mod:`.findings` (the one finding type), :mod:`.frozen_inputs` (a revision's frozen inputs),
   :mod:`.canonical` (RFC 8785 and hashes), :mod:`.clock`, :mod:`.base` (the strict model base),
-  :mod:`.text_budget` (a stage's cooperative CPU budget for text work).
+  :mod:`.text_budget` (a stage's cooperative CPU budget for text work),
+  :mod:`.limits` (the output caps and the listing rules' bounds, derived from one set).
 """
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
@@ -26,6 +27,7 @@ __all__ = [
     "findings",
     "frozen_inputs",
     "interpretation",
+    "limits",
     "llm",
     "prompting",
     "protocol",

@@ -34,20 +34,25 @@ version  what it changed
          dates in eight languages, restatements that name the selected subjects, clarifications
          that name the candidates, name-only evidence refused; context manifests that account
          for the conversation history and callbacks
+5        limits that cannot contradict each other (issue 30, :mod:`vba_assets.domain.limits`):
+         a resolution context holds at most ``MAX_UNRESOLVED`` D aliases (the unsearched names
+         past it are ``not_examined``, over the limit, with no alias); the interpretation's
+         ``unknowns`` has room for every D alias and every unresolvable date; a clarification
+         names the subjects whose listing fits its budget (the first always)
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
 run for a revision reports only the rules of its version (:meth:`ProtocolSpec.applies`).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from vba_assets.errors import ErrorCode, StoreError
 
-ProtocolVersion = Literal[1, 2, 3, 4]
+ProtocolVersion = Literal[1, 2, 3, 4, 5]
 #: The version a new revision freezes.
-CURRENT_PROTOCOL_VERSION: ProtocolVersion = 4
+CURRENT_PROTOCOL_VERSION: ProtocolVersion = 5
 
 
 @dataclass(frozen=True)
@@ -210,6 +215,11 @@ class ProtocolSpec:
             a ``link_disagrees`` unknown), and a plan lists the names it leaves unsearched over
             ``max_searches`` (``not_searched`` unknowns); the plan schema of v1-v3 is kept in
             :mod:`vba_assets.domain.resolution.legacy`.
+        bounded_lists: Every rule that requires listing things is bounded by the limits of the
+            output schema (issue 30, v5 on, :mod:`vba_assets.domain.limits`): at most
+            ``MAX_UNRESOLVED`` D aliases (the rest ``not_examined``), ``unknowns`` with room
+            for all of them (``InterpretationOutputV5``), a clarification bounded by its
+            listing budget.
     """
 
     version: ProtocolVersion
@@ -223,6 +233,7 @@ class ProtocolSpec:
     complete_interpretation: bool = False
     request_account: bool = False
     identity_references: bool = False
+    bounded_lists: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -234,23 +245,26 @@ class ProtocolSpec:
         return ErrorCode.LLM_OUTPUT_RULES if self.generic_rule_code and code in RULES else code
 
 
+_V4 = ProtocolSpec(
+    4,
+    schema_in_message=False,
+    timing_in_content=False,
+    generic_rule_code=False,
+    sealed_records=True,
+    native_schema=True,
+    static_first=True,
+    correction_values=True,
+    complete_interpretation=True,
+    request_account=True,
+    identity_references=True,
+)
+
 PROTOCOLS: dict[int, ProtocolSpec] = {
     1: ProtocolSpec(1, schema_in_message=False, timing_in_content=True, generic_rule_code=True),
     2: ProtocolSpec(2, schema_in_message=True, timing_in_content=True, generic_rule_code=True),
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
-    4: ProtocolSpec(
-        4,
-        schema_in_message=False,
-        timing_in_content=False,
-        generic_rule_code=False,
-        sealed_records=True,
-        native_schema=True,
-        static_first=True,
-        correction_values=True,
-        complete_interpretation=True,
-        request_account=True,
-        identity_references=True,
-    ),
+    4: _V4,
+    5: replace(_V4, version=5, bounded_lists=True),
 }
 
 

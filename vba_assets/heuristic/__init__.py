@@ -25,6 +25,7 @@ __all__ = [
     "gazetteer",
     "inflection",
     "interpretation",
+    "interpretation_limits",
     "interpretation_parts",
     "interpretation_v4",
     "lexicon",

@@ -60,8 +60,10 @@ def ambiguous_subject(resolution: ResolutionContext | None) -> UnresolvedIdentit
 
 
 def entity_references(
-    resolution: ResolutionContext | None, ambiguous: bool
+    resolution: ResolutionContext | None, ambiguous: bool, cut: bool = True
 ) -> tuple[list[EntityReference], list[EntityReference]]:
+    """The affected subjects and context entities, cut to their caps unless ``cut`` is false
+    (protocol v5 then keeps every N alias: :func:`.interpretation_limits.bounded_references`)."""
     affected: list[EntityReference] = []
     context: list[EntityReference] = []
     if resolution is None:
@@ -74,7 +76,7 @@ def entity_references(
             affected.append(reference)
         else:
             context.append(reference)
-    return affected[:16], context[:32]
+    return (affected[:16], context[:32]) if cut else (affected, context)
 
 
 def unknown_text(entity: UnresolvedIdentityAlias) -> str:
@@ -245,6 +247,18 @@ def case_unknowns(
     if resolution is None:
         unknowns.append(
             Unknown(ref=None, description="Entity resolution is disabled: no name was looked up.")
+        )
+    if resolution is not None and resolution.not_examined:  # protocol v5: over the limit
+        names = resolution.not_examined
+        shown = ", ".join(f"'{n.term}'" for n in names[:10])
+        more = f" and {len(names) - 10} more" if len(names) > 10 else ""
+        unknowns.append(
+            Unknown(
+                ref=None,
+                description=f"{names[0].reason[:1].upper()}{names[0].reason[1:]}: "
+                f"{len(names)} name(s) got no alias and were not looked up: "
+                f"{shown}{more}."[:500],
+            )
         )
     return unknowns + (unreadable_links(context) if context is not None else [])
 

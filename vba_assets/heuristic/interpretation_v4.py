@@ -12,6 +12,7 @@ from vba_assets.domain.interpretation.dates import find_dates, relative_words, r
 from vba_assets.domain.interpretation.models import (
     Ambiguity,
     InterpretationOutputV4,
+    InterpretationOutputV5,
     ScopeV4,
     TimeReference,
     local_report_time,
@@ -21,6 +22,7 @@ from vba_assets.domain.interpretation.rules import (
     causal_phrases,
     clarification_needs_names,
 )
+from vba_assets.domain.limits import MAX_UNKNOWNS, MAX_UNKNOWNS_V4
 from vba_assets.domain.resolution.models import (
     ResolutionContext,
     SelectedEntityAlias,
@@ -28,6 +30,12 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.stage_context import CandidateLabel, InterpretationStageContext
 from vba_assets.heuristic.categories import categorize, scope_class
+from vba_assets.heuristic.interpretation_limits import (
+    bounded,
+    bounded_clarification,
+    bounded_references,
+    restatement_subjects,
+)
 from vba_assets.heuristic.interpretation_parts import (
     MAX_TIME_REFERENCES,
     Entity,
@@ -89,17 +97,22 @@ def _clarification_part(
 
 
 def _clarification_v4(
-    entities: Sequence[UnresolvedIdentityAlias], context: InterpretationStageContext
+    entities: Sequence[UnresolvedIdentityAlias],
+    context: InterpretationStageContext,
+    cut: bool = True,
 ) -> str:
     """One question, in one line, about every unresolved affected subject (the candidates' names
-    only when the rule asks for them, :func:`~.rules_v4.clarification_needs_names`)."""
+    only when the rule asks for them, :func:`~.rules_v4.clarification_needs_names`); cut to the
+    question's length unless ``cut`` is false (protocol v5 then writes a compact one)."""
     if context.candidate_names and not clarification_needs_names(context):
         context = context.model_copy(update={"candidate_names": None})
     text = "; and ".join(_clarification_part(e, context) for e in entities)
     question = f"{text[:1].upper()}{text[1:]} (answer with the id or the exact name)?"
     if len(question) > 500 and context.candidate_names:  # the ids alone, when names overflow
-        return _clarification_v4(entities, context.model_copy(update={"candidate_names": None}))
-    return question[:499].rstrip() + "?" if len(question) > 500 else question
+        return _clarification_v4(
+            entities, context.model_copy(update={"candidate_names": None}), cut
+        )
+    return question[:499].rstrip() + "?" if len(question) > 500 and cut else question
 
 
 def _label_v4(entity: Entity) -> str:
@@ -117,7 +130,10 @@ def _restatement_v4(
     times: Sequence[TimeReference],
     texts: list[str],
     in_scope: bool,
+    must: Sequence[SelectedEntityAlias] | None = None,
 ) -> str:
+    """The restatement; ``must`` (protocol v5): the affected subjects it must name, all of them
+    (by their catalog names alone when the labels do not fit)."""
     case = context.case
     parts = [f"Case {case.case_id}, reported at {case.reported_at} (UTC)."]
     title = case.title or ""
@@ -127,7 +143,13 @@ def _restatement_v4(
         parts.append("The report is not about this server's game world.")
     subjects = [e for e in entities if e.role == "affected_subject"]
     others = [e for e in entities if e.role != "affected_subject"]
-    if subjects:
+    if must:
+        subjects = [*must, *(e for e in subjects if e not in must)][: max(8, len(must))]
+        labels = "; ".join(_label_v4(e) for e in subjects)
+        if len(labels) > 1500:  # every required name fits (limits.contradictions)
+            labels = "; ".join(n.name for n in must)
+        parts.append(f"It concerns {labels}.")
+    elif subjects:
         parts.append(f"It concerns {'; '.join(_label_v4(e) for e in subjects[:8])}.")
     if others:
         parts.append(f"Also named: {'; '.join(_label_v4(e) for e in others[:8])}.")
@@ -164,9 +186,12 @@ def interpret_complete(context: InterpretationStageContext) -> InterpretationOut
     decided = scope_class(context.sources)
     in_scope = decided is None
     unclear = ambiguous_subject(resolution) if in_scope else None
-    affected, context_entities = entity_references(resolution, unclear is not None)
+    limited = bounded(context)
+    affected, context_entities = entity_references(resolution, unclear is not None, not limited)
     if not in_scope:
-        affected, context_entities = [], [*affected, *context_entities][:32]
+        affected, context_entities = [], [*affected, *context_entities][: None if limited else 32]
+    if limited and resolution is not None:
+        affected, context_entities = bounded_references(affected, context_entities, resolution)
     category, _score = categorize(context.sources)
     scope = ScopeV4(
         in_scope=in_scope,
@@ -189,27 +214,27 @@ def interpret_complete(context: InterpretationStageContext) -> InterpretationOut
     )
     if in_scope and not sub_tasks:
         sub_tasks = ["Which game-world situation does the report describe?"]
-    return InterpretationOutputV4(
-        restatement=_restatement_v4(context, entities, times, texts, in_scope),
+    subjects = [
+        d
+        for d in (resolution.unresolved if resolution is not None else [])
+        if d.role == "affected_subject"
+    ]
+    question = None
+    if unclear:
+        question = _clarification_v4(subjects, context, cut=not limited)
+        if limited:
+            question = bounded_clarification(context, affected, question)
+    must = restatement_subjects(affected, resolution.selected) if limited and resolution else None
+    model = InterpretationOutputV5 if limited else InterpretationOutputV4
+    return model(
+        restatement=_restatement_v4(context, entities, times, texts, in_scope, must),
         category=category,
         scope=scope,
-        ambiguity=Ambiguity(
-            is_ambiguous=unclear is not None,
-            clarification_question=_clarification_v4(
-                [
-                    d
-                    for d in (resolution.unresolved if resolution is not None else [])
-                    if d.role == "affected_subject"
-                ],
-                context,
-            )
-            if unclear
-            else None,
-        ),
+        ambiguity=Ambiguity(is_ambiguous=unclear is not None, clarification_question=question),
         affected_subjects=affected,
         context_entities=context_entities,
         observations=observations[:32],
         time_references=times,
-        unknowns=unknowns[:32],
+        unknowns=unknowns[: MAX_UNKNOWNS if limited else MAX_UNKNOWNS_V4],
         sub_tasks=sub_tasks,
     )

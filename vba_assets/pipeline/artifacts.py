@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from vba_assets.domain.limits import MAX_UNRESOLVED
 from vba_assets.domain.llm.contract import DispatchRecord
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
@@ -108,7 +109,8 @@ def compute_resolution_context(rev: FrozenRevision) -> ResolutionContext:
             f"{rev.case_id} revision {rev.revision}: no accepted plan and assessment to build "
             "the resolution context from",
         )
-    return build_resolution_context(plan, compute_candidate_index(rev, plan), assessment)
+    limit = MAX_UNRESOLVED if rev.spec.bounded_lists else None
+    return build_resolution_context(plan, compute_candidate_index(rev, plan), assessment, limit)
 
 
 def load_resolution_context(rev: FrozenRevision) -> ResolutionContext | None:

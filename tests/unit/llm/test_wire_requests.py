@@ -69,7 +69,7 @@ def wire_bodies(
 def test_the_wolpertinger_wire_bodies_keep_their_golden_bytes() -> None:
     pins: dict[str, str] = {}
     for name, document in provider_configs().items():
-        for protocol in PROMPTS_OF if name in LEGACY_FORMATS else [4]:
+        for protocol in PROMPTS_OF if name in LEGACY_FORMATS else [4, 5]:
             for stage, body in zip(NAMES, wire_bodies(protocol, document), strict=True):
                 digest = hashlib.sha256(canonical_bytes(body)).hexdigest()
                 pins[f"v{protocol}/{name}/{stage}"] = digest

@@ -3,6 +3,7 @@
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "gazetteer",
+    "identity_digits",
     "identity_lookup",
     "lookup",
     "lookup_result",

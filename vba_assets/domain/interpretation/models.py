@@ -25,6 +25,18 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import Field
 
 from vba_assets.domain.base import StrictModel
+from vba_assets.domain.limits import (
+    MAX_AFFECTED_SUBJECTS,
+    MAX_CITATIONS,
+    MAX_CLARIFICATION_CHARS,
+    MAX_CONTEXT_ENTITIES,
+    MAX_MENTIONS,
+    MAX_OBSERVATIONS,
+    MAX_SUB_TASKS,
+    MAX_TIME_REFERENCES,
+    MAX_UNKNOWNS,
+    MAX_UNKNOWNS_V4,
+)
 from vba_assets.errors import ErrorCode, InputError
 
 #: The fixed list of bug kinds a game-server report is classified into.
@@ -106,7 +118,7 @@ class Ambiguity(StrictModel):
         "(e.g. it is unclear which creature, quest or place is meant)."
     )
     clarification_question: str | None = Field(
-        max_length=500,
+        max_length=MAX_CLARIFICATION_CHARS,
         description="Required when is_ambiguous (a question to the reporter, ending with '?'); "
         "null otherwise.",
     )
@@ -122,7 +134,7 @@ class EntityReference(StrictModel):
     )
     mentions: list[ReportQuote] = Field(
         min_length=1,
-        max_length=8,
+        max_length=MAX_MENTIONS,
         description="Where the report names it. For an N or D alias, include at least one of "
         "that alias's mentions exactly (same source, same quote).",
     )
@@ -138,7 +150,7 @@ class Observation(StrictModel):
     )
     citations: list[CitationAlias] = Field(
         min_length=1,
-        max_length=12,
+        max_length=MAX_CITATIONS,
         description="The aliases it rests on: S (source), F (lookup fact), N (selected entity), "
         "D (unresolved identity).",
     )
@@ -186,23 +198,23 @@ class InterpretationOutput(StrictModel):
     scope: Scope
     ambiguity: Ambiguity
     affected_subjects: list[EntityReference] = Field(
-        max_length=16,
+        max_length=MAX_AFFECTED_SUBJECTS,
         description="The entities the reported problem is about (e.g. the creature that cannot "
         "be found). A quest giver is context, not the missing creature.",
     )
     context_entities: list[EntityReference] = Field(
-        max_length=32,
+        max_length=MAX_CONTEXT_ENTITIES,
         description="Entities that only give context (quest givers, places, other NPCs). An "
         "alias appears in at most one of the two lists.",
     )
-    observations: list[Observation] = Field(max_length=32)
-    time_references: list[TimeReference] = Field(max_length=16)
+    observations: list[Observation] = Field(max_length=MAX_OBSERVATIONS)
+    time_references: list[TimeReference] = Field(max_length=MAX_TIME_REFERENCES)
     unknowns: list[Unknown] = Field(
-        max_length=32,
+        max_length=MAX_UNKNOWNS_V4,
         description="Open points. Every D alias of the context must be listed here by its ref.",
     )
     sub_tasks: list[SubTask] = Field(
-        max_length=12,
+        max_length=MAX_SUB_TASKS,
         description="Questions for the next phase, each ending with '?'; never a diagnosis.",
     )
 
@@ -398,7 +410,23 @@ class InterpretationOutputV4(InterpretationOutput):
     scope: ScopeV4
 
 
-def interpretation_output_model(complete: bool) -> type[InterpretationOutput]:
-    """The output model of a protocol: :class:`InterpretationOutputV4` when its
-    ``complete_interpretation`` flag is set (v4 on), else :class:`InterpretationOutput`."""
+class InterpretationOutputV5(InterpretationOutputV4):
+    """Model call 3 from protocol v5: ``unknowns`` has room for every ``D`` alias (at most
+    ``MAX_UNRESOLVED`` per context) and every unresolvable date (:mod:`vba_assets.domain.limits`)."""
+
+    unknowns: list[Unknown] = Field(
+        max_length=MAX_UNKNOWNS,
+        description="Open points. Every D alias of the context must be listed here by its ref "
+        "(names over the limit are listed in the context as not examined and need none).",
+    )
+
+
+def interpretation_output_model(
+    complete: bool, bounded: bool = False
+) -> type[InterpretationOutput]:
+    """The output model of a protocol: :class:`InterpretationOutputV5` when its ``bounded_lists``
+    flag is set (v5 on), :class:`InterpretationOutputV4` when ``complete_interpretation`` is
+    (v4), else :class:`InterpretationOutput`."""
+    if bounded:
+        return InterpretationOutputV5
     return InterpretationOutputV4 if complete else InterpretationOutput

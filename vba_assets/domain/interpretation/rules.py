@@ -67,19 +67,19 @@ from vba_assets.domain.interpretation.models import (
     weekday_name,
 )
 from vba_assets.domain.interpretation.rules_v4 import (
-    CLARIFICATION_MAX_CANDIDATES,
     clarification_issues,
     clarification_needs_names,
     restatement_issues,
     scope_issues,
 )
+from vba_assets.domain.limits import CLARIFICATION_MAX_CANDIDATES
 from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
 
-#: Re-exported: callers import these from here; they are defined in .rules_v4.
+#: Re-exported: callers import these from here (defined in .rules_v4 and domain.limits).
 __all__ = ["CLARIFICATION_MAX_CANDIDATES", "clarification_needs_names"]
 
 # --- wording --------------------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def validate_interpretation(
         findings += [
             *scope_issues(output),
             *restatement_issues(output, context, ctx),
-            *clarification_issues(output, context, ctx),
+            *clarification_issues(output, context, ctx, bounded=spec.bounded_lists),
         ]
     return [finding for finding in findings if spec.applies(finding.code)]
 
@@ -297,6 +297,6 @@ def interpretation_validator(
     Returns the validated output when valid, else the list of findings.
     """
     return model_validator_for(
-        interpretation_output_model(spec.complete_interpretation),
+        interpretation_output_model(spec.complete_interpretation, spec.bounded_lists),
         lambda output: validate_interpretation(output, context, spec),
     )

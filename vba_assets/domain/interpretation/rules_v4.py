@@ -13,16 +13,15 @@ from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.grounding import RuleContext, rule_issue
 from vba_assets.domain.interpretation.models import OUT_OF_SCOPE_CLASSES, InterpretationOutput
+from vba_assets.domain.limits import (
+    CLARIFICATION_LISTING_BUDGET,
+    CLARIFICATION_MAX_CANDIDATES,
+    CLARIFICATION_NAMES_BUDGET,
+)
+from vba_assets.domain.resolution.models import UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 
-#: How many competing candidates a clarification must name (the first ones, in context order).
-CLARIFICATION_MAX_CANDIDATES = 8
-#: The longest listing of the shown candidates' ids and names (over every unresolved identity) a
-#: clarification must spell out; past it only the ids are required, so the rule can be met
-#: within the question's 500 characters (three subjects of eight long names each cannot), with
-#: room for a few words about each subject.
-CLARIFICATION_NAMES_BUDGET = 260
 _ALIAS_CODE = re.compile(r"(?<![\w-])(?P<alias>[SFND][0-9]+|Q[0-9]+(?:-C[0-9]+)?)(?![\w-])")
 
 
@@ -156,25 +155,67 @@ def _number_in(text: str, identity: int | str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(str(identity))}(?![\w-])", text) is not None
 
 
+def _listing_cost(d: UnresolvedIdentityAlias, labels: dict[int | str, str]) -> int:
+    """What spelling out ``d`` costs in a clarification: the unmatched word, or the shown
+    candidates' ids (and names, in ``labels``)."""
+    if d.status == "no_match" or not d.candidate_identities:
+        return len(d.term) + 4
+    shown = d.candidate_identities[:CLARIFICATION_MAX_CANDIDATES]
+    return sum(len(str(i)) + 2 + (len(labels[i]) + 3 if i in labels else 0) for i in shown)
+
+
+def clarification_targets(
+    context: InterpretationStageContext, listed: list[str], *, bounded: bool
+) -> list[UnresolvedIdentityAlias]:
+    """The unresolved identities a clarification must name: those the reply lists as affected
+    subjects (``listed``, D aliases in order), else every unresolved affected subject; under
+    ``bounded`` (protocol v5) only the first ones whose listing fits
+    :data:`~vba_assets.domain.limits.CLARIFICATION_LISTING_BUDGET` (the first always)."""
+    resolution = context.resolution
+    if resolution is None:
+        return []
+    unresolved = {d.alias: d for d in resolution.unresolved}
+    aliases = [a for a in listed if a in unresolved] or [
+        d.alias for d in resolution.unresolved if d.role == "affected_subject"
+    ]
+    targets = [unresolved[a] for a in dict.fromkeys(aliases)]
+    if not bounded:
+        return targets
+    with_names = clarification_needs_names(context)
+    names = context.candidate_names or {}
+    required: list[UnresolvedIdentityAlias] = []
+    spent = 0
+    for d in targets:
+        labels = {c.identity: c.name for c in names.get(d.alias, [])} if with_names else {}
+        spent += _listing_cost(d, labels)
+        if required and spent > CLARIFICATION_LISTING_BUDGET:
+            break
+        required.append(d)
+    return required
+
+
 def clarification_issues(
-    output: InterpretationOutput, context: InterpretationStageContext, ctx: RuleContext
+    output: InterpretationOutput,
+    context: InterpretationStageContext,
+    ctx: RuleContext,
+    *,
+    bounded: bool = False,
 ) -> list[Finding]:
     """An ambiguous reply's clarification names the competing candidates of each unresolved
-    affected subject, by id and, when the listing fits (:func:`clarification_needs_names`), by
-    name (or, when nothing matched, the report's own word for it)."""
+    affected subject (:func:`clarification_targets`), by id and, when the listing fits
+    (:func:`clarification_needs_names`), by name (or, when nothing matched, the report's own
+    word for it)."""
     resolution = context.resolution
     question = output.ambiguity.clarification_question
     if not output.ambiguity.is_ambiguous or resolution is None or not (question or "").strip():
         return []
     text = question or ""
-    unresolved = {d.alias: d for d in resolution.unresolved}
-    listed = [e.ref for e in output.affected_subjects if e.ref in unresolved]
-    targets = listed or [d.alias for d in resolution.unresolved if d.role == "affected_subject"]
+    listed = [e.ref for e in output.affected_subjects if e.ref is not None]
     names = context.candidate_names or {}
     with_names = clarification_needs_names(context)
     issues: list[Finding] = []
-    for alias in dict.fromkeys(a for a in targets if a is not None):
-        d = unresolved[alias]
+    for d in clarification_targets(context, listed, bounded=bounded):
+        alias = d.alias
         if d.status == "no_match" or not d.candidate_identities:
             if not _contains(text, d.term):
                 issues.append(

@@ -26,6 +26,7 @@ from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.interpretation.models import (
     InterpretationOutput,
     InterpretationOutputV4,
+    InterpretationOutputV5,
 )
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.llm.contract import SCHEMA_HEADING
@@ -216,7 +217,8 @@ def stage_of(context: BaseModel) -> _Stage:
     interpretation contract, :class:`InterpretationOutputV4`)."""
     stage = _STAGES[_prompt_of(context)]
     if isinstance(context, InterpretationStageContext) and context.complete:
-        return stage._replace(output=InterpretationOutputV4)
+        bounded = resolved(context.protocol_version or 4).bounded_lists  # issue 30's limits
+        return stage._replace(output=InterpretationOutputV5 if bounded else InterpretationOutputV4)
     return stage
 
 

@@ -178,6 +178,9 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
 # --- model call 3: the F/N/D aliases and the per-case rules ---------------------------------------
 
 
+#: Names over the limit a request spells out (the rest are counted).
+_NOT_EXAMINED_SHOWN = 20
+
 _Alias = TypeVar("_Alias", FactAlias, SelectedEntityAlias, UnresolvedIdentityAlias)
 
 
@@ -268,7 +271,28 @@ def retain_rules(resolution: ResolutionContext) -> list[Pieces]:
         )
         for i, d in enumerate(resolution.unresolved)
     ]
-    return selected + unresolved
+    return selected + unresolved + _not_examined_rule(resolution)
+
+
+def _not_examined_rule(resolution: ResolutionContext) -> list[Pieces]:
+    """Protocol v5: the names over the limit of D aliases, which need no unknown (the first
+    :data:`_NOT_EXAMINED_SHOWN` by name)."""
+    names = resolution.not_examined
+    if not names:
+        return []
+    shown = ", ".join(json_text(n.term) for n in names[:_NOT_EXAMINED_SHOWN])
+    more = (
+        f" and {len(names) - _NOT_EXAMINED_SHOWN} more" if len(names) > _NOT_EXAMINED_SHOWN else ""
+    )
+    return [
+        part(
+            "not_examined",
+            "per_stage",
+            f"{RESOLUTION_CONTEXT}#/not_examined",
+            f"- Not examined ({names[0].reason}): {shown}{more}. They have no alias; list no "
+            "unknown for each (one unknown with ref null may say they were not examined).",
+        )
+    ]
 
 
 def complete_rules(context: InterpretationStageContext) -> list[Pieces]:

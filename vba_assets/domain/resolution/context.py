@@ -17,11 +17,13 @@ from vba_assets.domain.catalog.matching import (
     rank_search_results,
 )
 from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.limits import not_examined_reason
 from vba_assets.domain.resolution.links import agrees, report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     FactAlias,
+    NotExaminedName,
     ProposedSearch,
     ResolutionAssessmentOutput,
     ResolutionContext,
@@ -146,8 +148,14 @@ def build_resolution_context(
     plan: ResolutionPlanOutput,
     index: CandidateIndex,
     assessment: ResolutionAssessmentOutput,
+    max_unresolved: int | None = None,
 ) -> ResolutionContext:
-    """F, N and D aliases from a VALIDATED assessment (call the rules first)."""
+    """F, N and D aliases from a VALIDATED assessment (call the rules first).
+
+    ``max_unresolved`` (protocol v5, :data:`~vba_assets.domain.limits.MAX_UNRESOLVED`): every
+    unresolved search gets a ``D`` alias, then the unsearched names while fewer than that many
+    exist; the rest are ``not_examined`` (over the limit), with no alias. None: no limit (v1-v4).
+    """
     facts = [
         FactAlias(
             alias=search.capture_alias,
@@ -213,7 +221,20 @@ def build_resolution_context(
                 }
             )
         )
+    not_examined: list[NotExaminedName] = []
     for position, name in enumerate(plan.unsearched):
+        pointer = f"{PLAN_POINTER}#/plan/unsearched/{position}"
+        if max_unresolved is not None and len(unresolved) >= max_unresolved:
+            not_examined.append(
+                NotExaminedName(
+                    term=name.term,
+                    role=name.role,
+                    mentions=list(name.mentions),
+                    pointer=pointer,
+                    reason=not_examined_reason(max_unresolved),
+                )
+            )
+            continue
         unresolved.append(
             UnresolvedIdentityAlias(
                 alias=f"D{len(unresolved) + 1}",
@@ -223,7 +244,9 @@ def build_resolution_context(
                 status="not_searched",
                 candidate_identities=[],
                 mentions=list(name.mentions),
-                assessment_pointer=f"{PLAN_POINTER}#/plan/unsearched/{position}",
+                assessment_pointer=pointer,
             )
         )
-    return ResolutionContext(facts=facts, selected=selected, unresolved=unresolved)
+    return ResolutionContext(
+        facts=facts, selected=selected, unresolved=unresolved, not_examined=not_examined
+    )

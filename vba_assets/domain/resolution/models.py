@@ -23,6 +23,7 @@ from vba_assets.domain.base import StrictModel
 from vba_assets.domain.catalog.identity_digits import MAX_IDENTITY
 from vba_assets.domain.catalog.matching import RankedCandidate
 from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.limits import MAX_MENTIONS, MAX_TERM_CHARS
 
 #: The contextual roles a search may give a name. A role is a model's contextual reading of the
 #: report, never evidence of cause.
@@ -77,7 +78,7 @@ class ProposedSearch(StrictModel):
 
     term: str = Field(
         min_length=1,
-        max_length=100,
+        max_length=MAX_TERM_CHARS,
         description="The name to search for, exactly as it occurs inside every cited quote "
         "(a singular inside a plural is fine: 'Wolpertinger' inside 'Wolpertingers').",
     )
@@ -87,7 +88,7 @@ class ProposedSearch(StrictModel):
         "(what the report is about), a quest giver, a location, or other context."
     )
     mentions: list[MentionCitation] = Field(
-        min_length=1, max_length=8, description="Where the report names it."
+        min_length=1, max_length=MAX_MENTIONS, description="Where the report names it."
     )
     reference: IdentityReference | None = Field(
         default=None,
@@ -107,9 +108,11 @@ class ProposedSearch(StrictModel):
 class UnsearchedName(StrictModel):
     """A name the report gives that the plan does not search because max_searches is reached."""
 
-    term: str = Field(min_length=1, max_length=100, description="The name as the report writes it.")
+    term: str = Field(
+        min_length=1, max_length=MAX_TERM_CHARS, description="The name as the report writes it."
+    )
     mentions: list[MentionCitation] = Field(
-        min_length=1, max_length=8, description="Where the report names it."
+        min_length=1, max_length=MAX_MENTIONS, description="Where the report names it."
     )
     role: SearchRole = Field(description="Its contextual role, as for a search.")
 
@@ -276,6 +279,18 @@ class UnresolvedIdentityAlias(StrictModel):
     )
 
 
+class NotExaminedName(StrictModel):
+    """Protocol v5: a name the plan left unsearched that got no ``D`` alias because the context
+    already holds ``MAX_UNRESOLVED`` of them (:mod:`vba_assets.domain.limits`); it needs no
+    unknown."""
+
+    term: str
+    role: SearchRole
+    mentions: list[MentionCitation]
+    pointer: str
+    reason: str
+
+
 class ResolutionContext(StrictModel):
     """``context.json``: F, N and D aliases added to the interpretation context (not to case.json)."""
 
@@ -283,3 +298,8 @@ class ResolutionContext(StrictModel):
     facts: list[FactAlias]
     selected: list[SelectedEntityAlias]
     unresolved: list[UnresolvedIdentityAlias]
+    not_examined: list[NotExaminedName] = Field(
+        default_factory=list,
+        exclude_if=_unset,
+        description="Protocol v5: unsearched names over the limit of D aliases (no alias).",
+    )
