@@ -16,6 +16,9 @@ What happens past a limit (protocol v5, ``ProtocolSpec.bounded_lists``):
   ``not examined: over the limit of N unresolved identities`` and need no unknown.
 * **Unknowns**: :data:`MAX_UNKNOWNS` = :data:`MAX_UNRESOLVED` + :data:`MAX_TIME_REFERENCES`, room
   for every ``D`` alias and every unresolvable date; open points beyond those are optional.
+* **Restatement**: it names the selected affected subjects the reply lists in order while their
+  shortest words (catalog name or the report's words) fit :data:`RESTATEMENT_NAMES_BUDGET`
+  characters (the first always; a mention's quote is at most :data:`MAX_QUOTE_CHARS`).
 * **Clarification**: the question names the competing candidates (or the report's word, when
   nothing matched) of the unresolved affected subjects in order while their listing fits
   :data:`CLARIFICATION_LISTING_BUDGET` characters; the first subject is always required (its
@@ -59,6 +62,12 @@ CLARIFICATION_NAMES_BUDGET = 260
 #: Protocol v5: the longest listing of required subjects (their ids, names and unmatched words)
 #: a clarification must spell out; subjects past it are not required.
 CLARIFICATION_LISTING_BUDGET = CLARIFICATION_NAMES_BUDGET
+#: Characters of the restatement, and of a mention's quote (the report's words for a subject).
+MAX_RESTATEMENT_CHARS = 2000
+MAX_QUOTE_CHARS = 300
+#: Protocol v5: the longest listing of the selected affected subjects' shortest words the
+#: restatement must hold; subjects past it are not required (the first always is).
+RESTATEMENT_NAMES_BUDGET = MAX_RESTATEMENT_CHARS - 500
 #: What an ``id, `` costs in a listing at most.
 _ID_CHARS = len(str(MAX_IDENTITY)) + 2
 
@@ -84,4 +93,6 @@ def contradictions() -> list[str]:
         MAX_CLARIFICATION_CHARS
     ):
         found.append("a required listing must leave room for words in the question")
+    if MAX_QUOTE_CHARS + 2 > RESTATEMENT_NAMES_BUDGET:
+        found.append("the first affected subject's words must fit the restatement's budget")
     return found

@@ -8,8 +8,8 @@ the heuristic writes a reply that meets them for any number of names:
   that fits the question, else as a compact listing (the unmatched words and the candidates' ids,
   with names when the rule asks for them), and says how many more subjects there are;
 * every ``N`` alias is listed: affected subjects past their cap become context entities;
-* the restatement names every selected affected subject the reply lists, by its labels when they
-  fit, else by its catalog name alone;
+* the restatement names the selected affected subjects the rule requires, by their labels when
+  they fit, else by their shortest words;
 * ``unknowns`` lists every ``D`` alias, then the unresolved dates, then the other open points, up
   to :data:`~vba_assets.domain.limits.MAX_UNKNOWNS`.
 """
@@ -18,7 +18,11 @@ from collections.abc import Sequence
 
 from vba_assets.domain.interpretation.models import EntityReference
 from vba_assets.domain.interpretation.rules import clarification_needs_names
-from vba_assets.domain.interpretation.rules_v4 import clarification_targets
+from vba_assets.domain.interpretation.rules_v4 import (
+    clarification_targets,
+    restatement_targets,
+    subject_words,
+)
 from vba_assets.domain.limits import (
     CLARIFICATION_MAX_CANDIDATES,
     MAX_AFFECTED_SUBJECTS,
@@ -90,8 +94,13 @@ def bounded_clarification(
 
 
 def restatement_subjects(
-    affected: Sequence[EntityReference], selected: Sequence[SelectedEntityAlias]
+    context: InterpretationStageContext, affected: Sequence[EntityReference]
 ) -> list[SelectedEntityAlias]:
-    """The selected entities the reply lists as affected subjects (each must be named)."""
-    by_alias = {n.alias: n for n in selected}
-    return [by_alias[e.ref] for e in affected if e.ref in by_alias]
+    """The selected subjects the restatement must name
+    (:func:`~vba_assets.domain.interpretation.rules_v4.restatement_targets`)."""
+    return [n for _, n in restatement_targets(affected, context, bounded=True)]
+
+
+def shortest_names(subjects: Sequence[SelectedEntityAlias]) -> str:
+    """``subjects`` by their shortest words, the listing the rule's budget counts."""
+    return "; ".join(min(subject_words(n), key=len) for n in subjects)

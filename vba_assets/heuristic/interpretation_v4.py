@@ -22,7 +22,7 @@ from vba_assets.domain.interpretation.rules import (
     causal_phrases,
     clarification_needs_names,
 )
-from vba_assets.domain.limits import MAX_UNKNOWNS, MAX_UNKNOWNS_V4
+from vba_assets.domain.limits import MAX_UNKNOWNS, MAX_UNKNOWNS_V4, RESTATEMENT_NAMES_BUDGET
 from vba_assets.domain.resolution.models import (
     ResolutionContext,
     SelectedEntityAlias,
@@ -35,6 +35,7 @@ from vba_assets.heuristic.interpretation_limits import (
     bounded_clarification,
     bounded_references,
     restatement_subjects,
+    shortest_names,
 )
 from vba_assets.heuristic.interpretation_parts import (
     MAX_TIME_REFERENCES,
@@ -143,12 +144,14 @@ def _restatement_v4(
         parts.append("The report is not about this server's game world.")
     subjects = [e for e in entities if e.role == "affected_subject"]
     others = [e for e in entities if e.role != "affected_subject"]
+    concerns = 0
     if must:
         subjects = [*must, *(e for e in subjects if e not in must)][: max(8, len(must))]
         labels = "; ".join(_label_v4(e) for e in subjects)
-        if len(labels) > 1500:  # every required name fits (limits.contradictions)
-            labels = "; ".join(n.name for n in must)
+        if len(labels) > RESTATEMENT_NAMES_BUDGET:  # the listing the rule counts fits
+            labels = shortest_names(must)
         parts.append(f"It concerns {labels}.")
+        concerns = len(parts) - 1
     elif subjects:
         parts.append(f"It concerns {'; '.join(_label_v4(e) for e in subjects[:8])}.")
     if others:
@@ -162,9 +165,15 @@ def _restatement_v4(
     days = resolved_days(times)
     if days:
         parts.append(f"Dates the report refers to (reporter's local days): {', '.join(days)}.")
+    if must and len(" ".join(parts)) > 2000:  # the names before the title: never cut off
+        parts.insert(1, parts.pop(concerns))
     text = " ".join(parts)[:2000]
     if causal_phrases(text, texts) or relative_words(text) or _ALIAS_LIKE.search(text):
-        named = "; ".join(e.name for e in subjects if isinstance(e, SelectedEntityAlias))
+        named = (
+            shortest_names(must)
+            if must
+            else "; ".join(e.name for e in subjects if isinstance(e, SelectedEntityAlias))
+        )
         about = f" about {named}" if named and not _ALIAS_LIKE.search(named) else ""
         return f"Case {case.case_id}: a player report{about}; see the observations."
     return text
@@ -224,7 +233,7 @@ def interpret_complete(context: InterpretationStageContext) -> InterpretationOut
         question = _clarification_v4(subjects, context, cut=not limited)
         if limited:
             question = bounded_clarification(context, affected, question)
-    must = restatement_subjects(affected, resolution.selected) if limited and resolution else None
+    must = restatement_subjects(context, affected) if limited else None
     model = InterpretationOutputV5 if limited else InterpretationOutputV4
     return model(
         restatement=_restatement_v4(context, entities, times, texts, in_scope, must),

@@ -32,6 +32,7 @@ from vba_assets.domain.limits import (
     MAX_CONTEXT_ENTITIES,
     MAX_MENTIONS,
     MAX_OBSERVATIONS,
+    MAX_RESTATEMENT_CHARS,
     MAX_SUB_TASKS,
     MAX_TIME_REFERENCES,
     MAX_UNKNOWNS,
@@ -190,7 +191,7 @@ class InterpretationOutput(StrictModel):
 
     restatement: str = Field(
         min_length=1,
-        max_length=2000,
+        max_length=MAX_RESTATEMENT_CHARS,
         description="The report restated so it stands alone: entities named, relative dates "
         "replaced by the resolved dates (YYYY-MM-DD), no cause or fix.",
     )

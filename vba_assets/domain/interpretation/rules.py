@@ -282,7 +282,7 @@ def validate_interpretation(
     if spec.complete_interpretation:
         findings += [
             *scope_issues(output),
-            *restatement_issues(output, context, ctx),
+            *restatement_issues(output, context, ctx, bounded=spec.bounded_lists),
             *clarification_issues(output, context, ctx, bounded=spec.bounded_lists),
         ]
     return [finding for finding in findings if spec.applies(finding.code)]

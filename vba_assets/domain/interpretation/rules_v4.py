@@ -8,17 +8,23 @@ them, and so each rule module stays short.
 """
 
 import re
+from collections.abc import Sequence
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.interpretation.grounding import RuleContext, rule_issue
-from vba_assets.domain.interpretation.models import OUT_OF_SCOPE_CLASSES, InterpretationOutput
+from vba_assets.domain.interpretation.models import (
+    OUT_OF_SCOPE_CLASSES,
+    EntityReference,
+    InterpretationOutput,
+)
 from vba_assets.domain.limits import (
     CLARIFICATION_LISTING_BUDGET,
     CLARIFICATION_MAX_CANDIDATES,
     CLARIFICATION_NAMES_BUDGET,
+    RESTATEMENT_NAMES_BUDGET,
 )
-from vba_assets.domain.resolution.models import UnresolvedIdentityAlias
+from vba_assets.domain.resolution.models import SelectedEntityAlias, UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 
@@ -87,18 +93,45 @@ def _contains(text: str, phrase: str) -> bool:
     return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", folded) is not None
 
 
-def restatement_issues(
-    output: InterpretationOutput, context: InterpretationStageContext, ctx: RuleContext
-) -> list[Finding]:
-    """The restatement names every selected affected subject and holds no alias code of the case."""
-    issues: list[Finding] = []
+def subject_words(n: SelectedEntityAlias) -> list[str]:
+    """The words that name a selected subject: its catalog name, then the report's words."""
+    return list(dict.fromkeys([n.name, *(m.quote for m in n.mentions)]))
+
+
+def restatement_targets(
+    affected: Sequence[EntityReference], context: InterpretationStageContext, *, bounded: bool
+) -> list[tuple[int, SelectedEntityAlias]]:
+    """The selected affected subjects the restatement must name, with their positions in
+    ``affected``: every one, or under ``bounded`` (protocol v5) the first ones whose shortest
+    words fit :data:`~vba_assets.domain.limits.RESTATEMENT_NAMES_BUDGET` (the first always)."""
     resolution = context.resolution
     selected = {n.alias: n for n in resolution.selected} if resolution is not None else {}
-    for index, entity in enumerate(output.affected_subjects):
-        n = selected.get(entity.ref or "")
-        if n is None:
-            continue
-        words = list(dict.fromkeys([n.name, *(m.quote for m in n.mentions)]))
+    targets = [(index, selected[e.ref]) for index, e in enumerate(affected) if e.ref in selected]
+    if not bounded:
+        return targets
+    required: list[tuple[int, SelectedEntityAlias]] = []
+    spent = 0
+    for index, n in targets:
+        spent += min(len(word) for word in subject_words(n)) + 2
+        if required and spent > RESTATEMENT_NAMES_BUDGET:
+            break
+        required.append((index, n))
+    return required
+
+
+def restatement_issues(
+    output: InterpretationOutput,
+    context: InterpretationStageContext,
+    ctx: RuleContext,
+    *,
+    bounded: bool = False,
+) -> list[Finding]:
+    """The restatement names every selected affected subject (:func:`restatement_targets`) and
+    holds no alias code of the case."""
+    issues: list[Finding] = []
+    resolution = context.resolution
+    for index, n in restatement_targets(output.affected_subjects, context, bounded=bounded):
+        words = subject_words(n)
         if not any(_contains(output.restatement, word) for word in words):
             issues.append(
                 rule_issue(

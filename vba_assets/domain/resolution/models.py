@@ -23,7 +23,7 @@ from vba_assets.domain.base import StrictModel
 from vba_assets.domain.catalog.identity_digits import MAX_IDENTITY
 from vba_assets.domain.catalog.matching import RankedCandidate
 from vba_assets.domain.catalog.world import SearchResult
-from vba_assets.domain.limits import MAX_MENTIONS, MAX_TERM_CHARS
+from vba_assets.domain.limits import MAX_MENTIONS, MAX_QUOTE_CHARS, MAX_TERM_CHARS
 
 #: The contextual roles a search may give a name. A role is a model's contextual reading of the
 #: report, never evidence of cause.
@@ -46,7 +46,7 @@ class MentionCitation(StrictModel):
     source: str = Field(description="Source alias from the case, e.g. 'S2'.", pattern=r"^S[0-9]+$")
     quote: str = Field(
         min_length=1,
-        max_length=300,
+        max_length=MAX_QUOTE_CHARS,
         description="The exact text of the span, copied character for character from the source.",
     )
     start: int = Field(ge=0, description="Offset of the span's first character in the source text.")
