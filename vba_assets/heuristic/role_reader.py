@@ -10,6 +10,7 @@ while the cues are read mention by mention.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
@@ -72,12 +73,12 @@ class RoleReader:
             return {term.reference.identity}
         if term.misspelling is not None:
             return {term.misspelling.identity}
-        return {
-            int(identity)
+        found = (
+            identity if isinstance(identity, int) else parse_identity(str(identity))
             for identities in term.strong_exact.values()
             for identity in identities
-            if isinstance(identity, int) or str(identity).isdigit()
-        }
+        )
+        return {identity for identity in found if identity is not None}
 
     def _other(self, term: "Term") -> bool:
         found = False
