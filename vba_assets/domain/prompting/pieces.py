@@ -16,7 +16,9 @@ from typing import Any, NamedTuple, TypeVar
 
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
+from vba_assets.domain.limits import CLARIFICATION_LISTING_BUDGET
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
+from vba_assets.domain.protocol import resolved
 from vba_assets.domain.resolution.models import (
     FactAlias,
     MentionCitation,
@@ -345,4 +347,15 @@ def complete_rules(context: InterpretationStageContext) -> list[Pieces]:
                 "" if not known else f" + {CANDIDATES}#/searches"
             )
         rules.append(part(f"clarify:{d.alias}", "per_stage", source, text))
+    if resolution.unresolved and resolved(context.protocol_version or 4).bounded_lists:
+        rules.append(
+            part(
+                "clarify:limit",
+                "per_stage",
+                f"{RESOLUTION_CONTEXT}#/unresolved",
+                "- A clarification must name only the first unresolved affected subjects (those "
+                "you list, in order) whose listing fits "
+                f"{CLARIFICATION_LISTING_BUDGET} characters; the first one always.",
+            )
+        )
     return rules
