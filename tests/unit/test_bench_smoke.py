@@ -176,3 +176,16 @@ def test_plan_text_times_every_shape_against_prose_of_the_same_size() -> None:
     assert measured["prose"]["ratio_to_prose"] == 1.0
     assert all(is_ms(m["ms_per_kb"]) and m["ratio_to_prose"] > 0 for m in measured.values())
     assert output["targets"]["worst_ratio"] == max(m["ratio_to_prose"] for m in measured.values())
+
+
+def test_hostile_trial_runs_a_report_and_its_prose_twin_through_vba_trial_run() -> None:
+    output = run_bench("hostile_trial", "--reports", "urls_100")
+    [(name, measured)] = output["results"].items()
+    assert name == "urls_100" and measured["bytes"] == len(
+        " ".join(f"https://www.wowhead.com/wotlk/npc={3001 + n}" for n in range(100))
+    )
+    assert measured["exit_codes"] == [0] and measured["errors"] == []  # the case completes
+    assert measured["cpu_s"] > 0 and measured["prose_cpu_s"] > 0
+    ratio = measured["cpu_s"] / measured["prose_cpu_s"]  # both rounded to 3 decimals
+    assert abs(measured["ratio_to_prose"] - ratio) <= 0.011
+    assert output["targets"]["all_completed"] is True
