@@ -74,9 +74,6 @@ def run_once(dataset: Path, out: Path) -> dict[str, Any]:
 def _scores(out: Path) -> Any:
     document = json.loads((out / "results.json").read_text(encoding="utf-8"))
     document.pop("run", None)
-    # Not root-caused: on a fresh clone the first round's code_version differed from the next
-    # (CI at 2081562); the scores are compared here, the code version is a separate open question.
-    document.pop("code_version", None)
     return document
 
 

@@ -1,6 +1,9 @@
 """Per-stage code versions: a change to one stage stales that stage and its downstream only."""
 
 import dataclasses
+import os
+import subprocess
+import sys
 
 from vba_assets.domain.stages import Stage
 from vba_assets.evaluation.code_version import eval_code_version, measured_files
@@ -50,6 +53,27 @@ def test_the_versions_are_stable_and_distinct_per_stage() -> None:
     versions = stage_code_versions()
     assert versions == stage_code_versions()
     assert len(set(versions.values())) == len(ORDER)
+
+
+def test_the_versions_are_the_same_in_every_process() -> None:
+    """The webserver, the daemon and each run compute the code versions in their own process:
+    they must agree whatever the string hash seed (a frozenset's repr follows it) and wherever
+    the interpreter put each function (a repr with an address)."""
+    script = (
+        "from vba_assets.evaluation.code_version import eval_code_version;"
+        "print(eval_code_version())"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        for seed in ("1", "2", "3")
+    }
+    assert len(seen) == 1, seen
 
 
 def test_the_fingerprint_follows_the_project_code_a_stage_names_and_nothing_else() -> None:

@@ -77,8 +77,26 @@ def _source(item: FunctionType | type) -> str:
         if isinstance(value, FunctionType):
             parts.append(_source(value))
         elif isinstance(value, str | int | float | bool | tuple | frozenset):
-            parts.append(f"{name}={value!r}")
+            parts.append(f"{name}={_stable_repr(value)}")
     return "\n".join(parts)
+
+
+def _stable_repr(value: object) -> str:
+    """A ``repr`` that is the same in every process. Two things in the plain ``repr`` were not,
+    and gave each process its own code versions: a frozenset's member order follows the string
+    hash seed (``PYTHONHASHSEED``), and a function or class inside a tuple (a ``NamedTuple``'s
+    ``__orig_bases__``) shows its memory address. Sets are sorted; functions and classes are named.
+    """
+    if isinstance(value, frozenset | set):
+        return "frozenset({" + ", ".join(sorted(_stable_repr(v) for v in value)) + "})"
+    if isinstance(value, tuple):
+        inner = ", ".join(_stable_repr(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, str | int | float | bool | None):
+        return repr(value)
+    module = getattr(value, "__module__", None) or type(value).__module__
+    name = getattr(value, "__qualname__", None) or type(value).__qualname__
+    return f"<{module}.{name}>"
 
 
 def reached_sources(roots: Sequence[object]) -> dict[str, str]:
