@@ -15,7 +15,7 @@ import pytest
 
 from resources.world_db import WorldDatabase
 from vba_assets.config import embedded_project_config
-from vba_assets.errors import ErrorCode, InputError
+from vba_assets.errors import ConfigError, ErrorCode, InputError
 from vba_assets.evaluation.comparison import compare_to_baseline, load_baseline
 from vba_assets.evaluation.dataset import load_dataset
 from vba_assets.evaluation.report import EvalReport
@@ -144,6 +144,21 @@ def test_a_pipeline_block_keeps_what_was_accepted(tmp_path: Path) -> None:
     assert case.mentions[0].outcome == "unassessed"
     assert case.mentions[0].candidate_hit is True
     assert case.calls_by_stage == {"resolution_plan": 1}
+
+
+def test_max_searches_overrides_the_budget_and_is_recorded(tmp_path: Path) -> None:
+    """``vba eval --max-searches 12``: the figures of issue 29 at another budget."""
+    dataset = _write_dataset(tmp_path / "set.jsonl", HOGGER)
+    assert (
+        main(["--dataset", str(dataset), "--max-searches", "12", "--out", str(tmp_path / "o")]) == 0
+    )
+    results = json.loads((tmp_path / "o" / "results.json").read_text("utf-8"))
+    assert results["run"]["max_searches"] == 12
+    assert results["cases"][0]["mentions"][0]["outcome"] == "correct"
+    with pytest.raises(ConfigError) as info:
+        run_eval(dataset, LlmConfig(), None, None, max_searches=0)
+    assert info.value.code == ErrorCode.CONFIG_INVALID
+    assert info.value.detail["key"] == "entity_resolution.max_searches"
 
 
 def test_rerun_reuses_artifacts_and_another_run_is_refused(tmp_path: Path) -> None:

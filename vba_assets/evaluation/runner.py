@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from vba_assets.config import (
+    EntityResolutionConfig,
     ProjectConfig,
     embedded_project_config,
     load_project_config,
@@ -87,6 +88,7 @@ def run_eval(
     jobs: int = 1,
     prices: Mapping[str, Price] | Path | str | None = None,
     via: EvalPath | None = None,
+    max_searches: int | None = None,
 ) -> EvalReport:
     """Evaluate a dataset; with ``out_dir``, also write ``results.json`` and ``results.md`` there.
 
@@ -105,6 +107,8 @@ def run_eval(
             prices (:mod:`vba_assets.evaluation.pricing`), the only ones used when None.
         via: how each case is run (:mod:`vba_assets.evaluation.via`); None is
             :class:`~vba_assets.evaluation.via.TrialPath`, what ``vba trial run`` runs.
+        max_searches: overrides the project config's ``[entity_resolution] max_searches`` (the
+            budget the figures are measured at, recorded in ``results.json``'s run block).
 
     Raises:
         InputError: a bad dataset (``EVAL_DATASET_INVALID``) or an ``out_dir`` made by another
@@ -122,6 +126,8 @@ def run_eval(
         if project_config is not None
         else embedded_project_config()
     )
+    if max_searches is not None:
+        project = with_max_searches(project, max_searches)
     info = run_info(dataset, llm, project)
     label = Path(prices).name if isinstance(prices, Path | str) else None
     table = load_prices(prices) if isinstance(prices, Path | str) else prices
@@ -150,6 +156,30 @@ def run_eval(
     report = dataclasses.replace(report, prices=label, code_version=eval_code_version())
     write_results(report, out)
     return report
+
+
+def with_max_searches(project: ProjectConfig, max_searches: int) -> ProjectConfig:
+    """``project`` with another search budget, validated as the TOML key is.
+
+    Raises:
+        ConfigError: the project has no ``[entity_resolution]`` block, or the value is out of
+            range (``CONFIG_INVALID``, key ``entity_resolution.max_searches``).
+    """
+    key = "entity_resolution.max_searches"
+    resolution = project.entity_resolution
+    if resolution is None:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"{key} cannot be set: the project config has no [entity_resolution] block",
+            key=key,
+        )
+    try:
+        changed = EntityResolutionConfig.model_validate(
+            {**resolution.model_dump(), "max_searches": max_searches}
+        )
+    except ValueError as exc:
+        raise ConfigError(ErrorCode.CONFIG_INVALID, f"{key}: {exc}", key=key) from exc
+    return project.model_copy(update={"entity_resolution": changed})
 
 
 def load_prices(path: Path | str) -> dict[str, Price]:
@@ -336,6 +366,12 @@ def build_parser(prog: str = "vba eval", paths: EvalPaths = CLI_PATHS) -> argpar
     parser.add_argument(
         "--jobs", type=int, default=1, help="cases run concurrently (default 1; mind rate limits)"
     )
+    parser.add_argument(
+        "--max-searches",
+        type=int,
+        help="the plan's search budget for this run, overriding the project config's "
+        "[entity_resolution] max_searches (default 4)",
+    )
     parser.add_argument("--write-baseline", help="write this run's baseline document here")
     parser.add_argument(
         "--prices",
@@ -370,6 +406,7 @@ def main(argv: Sequence[str] | None = None, paths: EvalPaths = CLI_PATHS) -> int
             jobs=args.jobs,
             prices=args.prices,
             via=paths[args.via](),
+            max_searches=args.max_searches,
         )
         print(report.markdown().split("\n## By tag")[0].rstrip())
         if report.blocked:
