@@ -61,6 +61,7 @@ def test_the_schema_caps_are_the_limits() -> None:
         3: InterpretationOutput,
         4: InterpretationOutputV4,
         5: InterpretationOutputV5,
+        6: InterpretationOutputV5,
     }
 
 

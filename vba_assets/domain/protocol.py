@@ -39,6 +39,9 @@ version  what it changed
          past it are ``not_examined``, over the limit, with no alias); the interpretation's
          ``unknowns`` has room for every D alias and every unresolvable date; a clarification
          names the subjects whose listing fits its budget (the first always)
+6        (under construction in this release, not yet frozen by a published revision) resolution
+         quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
+         flag, true from 6 on, and its rules ``since=6``
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -50,9 +53,9 @@ from typing import Literal
 
 from vba_assets.errors import ErrorCode, StoreError
 
-ProtocolVersion = Literal[1, 2, 3, 4, 5]
+ProtocolVersion = Literal[1, 2, 3, 4, 5, 6]
 #: The version a new revision freezes.
-CURRENT_PROTOCOL_VERSION: ProtocolVersion = 5
+CURRENT_PROTOCOL_VERSION: ProtocolVersion = 6
 
 
 @dataclass(frozen=True)
@@ -259,12 +262,15 @@ _V4 = ProtocolSpec(
     identity_references=True,
 )
 
+_V5 = replace(_V4, version=5, bounded_lists=True)
+
 PROTOCOLS: dict[int, ProtocolSpec] = {
     1: ProtocolSpec(1, schema_in_message=False, timing_in_content=True, generic_rule_code=True),
     2: ProtocolSpec(2, schema_in_message=True, timing_in_content=True, generic_rule_code=True),
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
-    5: replace(_V4, version=5, bounded_lists=True),
+    5: _V5,
+    6: replace(_V5, version=6),
 }
 
 
