@@ -41,7 +41,9 @@ version  what it changed
          names the subjects whose listing fits its budget (the first always)
 6        (under construction in this release, not yet frozen by a published revision) resolution
          quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
-         flag, true from 6 on, and its rules ``since=6``
+         flag, true from 6 on, and its rules ``since=6``; one N alias per selected entry (the
+         mentions of every search that selected it), observation sentences split outside URLs
+         and markup; causal wording refused in the reporters' languages
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -182,6 +184,16 @@ RULES: dict[ErrorCode, Rule] = {
             "a linked identity is selected only when the report's words agree with one of its names",
         ),
     ),
+    # resolution quality on unseen reports (issue 29)
+    **_rules(
+        "interpretation",
+        6,
+        (
+            ErrorCode.INTERPRETATION_CAUSAL_WORDING_MULTILINGUAL,
+            "no causal or diagnostic wording in the reporters' other languages (de, es, fr, pt, "
+            "ru, pl, zh, ko)",
+        ),
+    ),
 }
 
 
@@ -223,6 +235,14 @@ class ProtocolSpec:
             ``MAX_UNRESOLVED`` D aliases (the rest ``not_examined``), ``unknowns`` with room
             for all of them (``InterpretationOutputV5``), a clarification bounded by its
             listing budget.
+        merged_entities: One entity per creature (issue 29 item 2, v6 on): the searches that
+            select the same entry (English name, localized name, link, short form) give ONE
+            ``N`` alias with all their mentions (:func:`~vba_assets.domain.resolution.context.
+            build_resolution_context`); the heuristic splits observation sentences outside URLs
+            and markup.
+        multilingual_causal: Causal and diagnostic wording is refused in the reporters'
+            languages (issue 29 item 6, v6 on, :mod:`vba_assets.domain.interpretation.causal`),
+            not in English only.
     """
 
     version: ProtocolVersion
@@ -237,6 +257,8 @@ class ProtocolSpec:
     request_account: bool = False
     identity_references: bool = False
     bounded_lists: bool = False
+    merged_entities: bool = False
+    multilingual_causal: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -270,7 +292,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
     5: _V5,
-    6: replace(_V5, version=6),
+    6: replace(_V5, version=6, merged_entities=True, multilingual_causal=True),
 }
 
 
