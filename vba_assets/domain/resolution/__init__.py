@@ -8,6 +8,7 @@ __all__ = [
     "context",
     "legacy",
     "links",
+    "merging",
     "models",
     "rules",
 ]
