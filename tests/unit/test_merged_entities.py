@@ -239,3 +239,12 @@ def test_mention_citations_are_exact_spans() -> None:
     """Guard for the fixtures above: the merged mentions are real spans of the case."""
     for m in _merged_context().resolution.selected[1].mentions:
         assert isinstance(m, MentionCitation) and m.end - m.start == len(m.quote)
+
+
+def test_the_interpretation_request_names_every_search_of_a_merged_alias() -> None:
+    from vba_assets.domain.prompting.pieces import _selected_line
+
+    single = alias(1, "Q2", 3057, "Cairne Bloodhoof", "quest_giver", ("Cairne Bloodhoof", 0))
+    assert "(search Q2)" in _selected_line(single)  # v1-v5 and unmerged: the line as it was
+    merged = single.model_copy(update={"merged_search_ids": ["Q1"]})
+    assert "(searches Q2, Q1, one entry)" in _selected_line(merged)
