@@ -70,6 +70,7 @@ def _json(path: Path) -> Any:
 def _jessen_capture(resolution: Path) -> dict[str, Any]:
     captures = [_json(path) for path in (resolution / "captures").iterdir()]
     (capture,) = [c for c in captures if c["search"]["term"] == "Chef Jessen"]
+    assert isinstance(capture, dict)
     return capture
 
 
