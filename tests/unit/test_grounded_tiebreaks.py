@@ -34,6 +34,7 @@ from vba_assets.domain.resolution.models import (
     SearchAssessmentOutput,
 )
 from vba_assets.domain.resolution.rules import validate_assessment
+from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.errors import ErrorCode
 from vba_assets.heuristic.assessment import assess_search
@@ -309,3 +310,25 @@ def test_the_capture_holds_relations_only_under_v6_and_for_a_tie(demo: WorldData
     unique = demo.contains_search("creature_name", "Mankrik", 8)
     single = capture.model_copy(update={"result": unique})
     assert with_quest_relations(single, demo, V6).quest_relations is None
+
+
+def test_the_provenance_check_of_a_capture_s_relations(demo: WorldDatabase) -> None:
+    plan, _ = resolved(QUEST_BODY, None)
+    result = demo.contains_search("creature_name", "Chef Jessen", 8)
+    plain = CaptureArtifact(
+        schema_version=2, search_id="Q1", search=plan.searches[0], result=result
+    )
+    capture = with_quest_relations(plain, demo, V6)
+    assert relation_capture_findings(capture, True, "Q1", "c") == []
+    assert relation_capture_findings(plain, False, "Q1", "c") == []
+    assert [f.code for f in relation_capture_findings(capture, False, "Q1", "c")] == [
+        ErrorCode.CAPTURE_SEARCH_DIFFERS  # relations in a revision of a protocol before v6
+    ]
+    assert capture.quest_relations is not None
+    other = capture.quest_relations.model_copy(update={"identities": [20378]})
+    assert [
+        f.code
+        for f in relation_capture_findings(
+            capture.model_copy(update={"quest_relations": other}), True, "Q1", "c"
+        )
+    ] == [ErrorCode.CAPTURE_SEARCH_DIFFERS, ErrorCode.CAPTURE_IDENTITY_DIFFERS]

@@ -38,6 +38,7 @@ from vba_assets.domain.catalog.world import CatalogRow, RelationResult, Scalar
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.resolution.citations import check_mention, rule_issue
 from vba_assets.domain.resolution.models import (
+    CaptureArtifact,
     GroundedTiebreak,
     SearchAssessmentOutput,
     SearchCandidates,
@@ -235,3 +236,51 @@ def relation_lines(relations: RelationResult) -> list[str]:
         f"  - identity {identity} {relation} quest {quest}: {'; '.join(titles)}"
         for (identity, relation, quest), titles in groups.items()
     ]
+
+
+def relation_capture_findings(
+    capture: CaptureArtifact, grounded: bool, sid: str, artifact: str
+) -> list[Finding]:
+    """What a capture's ``quest_relations`` must be (the asset check ``capture_provenance``):
+    only under a protocol with grounded tie-breaks, exactly for the capture's tied identities,
+    the parameterized relation query over them, its snapshot, its row limit and coverage."""
+    relations = capture.quest_relations
+    if relations is None:
+        return []
+
+    def finding(code: ErrorCode, message: str) -> Finding:
+        return Finding(code=code, subject=sid, artifact=artifact, message=message)
+
+    tied = (
+        [] if capture.result.truncated else capture_ties(capture.search.term, capture.result.rows)
+    )
+    found = []
+    if not grounded or relations.identities != tied:
+        found.append(
+            finding(
+                ErrorCode.CAPTURE_SEARCH_DIFFERS,
+                f"quest relations of {relations.identities} in a capture whose tied identities "
+                f"are {tied} (protocol with grounded tie-breaks: {grounded})",
+            )
+        )
+    if "'" in relations.sql or " IN (" not in relations.sql.upper():
+        found.append(
+            finding(ErrorCode.CAPTURE_SQL_NOT_TEMPLATE, "SQL is not the relation query template")
+        )
+    if any(row.identity not in relations.identities for row in relations.rows):
+        found.append(
+            finding(ErrorCode.CAPTURE_IDENTITY_DIFFERS, "a relation row of another identity")
+        )
+    if relations.snapshot != capture.result.snapshot:
+        found.append(finding(ErrorCode.CAPTURE_SNAPSHOT_DIFFERS, "relations from another snapshot"))
+    if relations.row_limit != RELATION_ROW_LIMIT or len(relations.rows) > relations.row_limit:
+        found.append(
+            finding(
+                ErrorCode.CAPTURE_ROW_LIMIT,
+                f"relation row limit {relations.row_limit} ({RELATION_ROW_LIMIT} expected) with "
+                f"{len(relations.rows)} rows",
+            )
+        )
+    if not relations.coverage_notes:
+        found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "relations without coverage"))
+    return found
