@@ -332,3 +332,25 @@ def test_the_provenance_check_of_a_capture_s_relations(demo: WorldDatabase) -> N
             capture.model_copy(update={"quest_relations": other}), True, "Q1", "c"
         )
     ] == [ErrorCode.CAPTURE_SEARCH_DIFFERS, ErrorCode.CAPTURE_IDENTITY_DIFFERS]
+
+
+def test_the_word_boss_breaks_a_tie_when_one_alone_has_the_boss_rank() -> None:
+    body = "Sunwell Plateau boss by boss: Chef Jessen is not scripted."
+    plan, index = resolved(body, None)
+    ranks = {2430: 3, 20378: 0}
+    search = index.searches[0]
+    candidates = [
+        c.model_copy(update={"data": {"rank": ranks[int(c.identity)]}}) for c in search.candidates
+    ]
+    index = index.model_copy(
+        update={"searches": [search.model_copy(update={"candidates": candidates})]}
+    )
+    verdict = heuristic(body, plan, index)
+    assert verdict.tiebreak is not None and verdict.tiebreak.column == "rank"
+    assert verdict.tiebreak.span.quote == "boss"
+    (chosen,) = [c for c in candidates if c.identity == 2430]
+    assert verdict.capture_row == chosen.source_index
+    assert codes(verdict, plan, index, body) == []
+    both = [c.model_copy(update={"data": {"rank": 3}}) for c in search.candidates]
+    index = index.model_copy(update={"searches": [search.model_copy(update={"candidates": both})]})
+    assert heuristic(body, plan, index).status == "ambiguous"

@@ -6,7 +6,8 @@ for a grounded fact in the report that tells exactly one of them apart, in this 
 1. ``link``: the report links one of their identities (``npc=<id>``) and no other of them;
 2. ``quest``: the report writes the title (any locale) of a quest that exactly one of them starts
    or ends, according to the quest relations the controller captured for the search;
-3. ``data_column``: the report writes the subname of exactly one of them.
+3. ``data_column``: the report writes the subname of exactly one of them, or the word "boss"
+   (any reporter language) while exactly one of them has the boss rank (3).
 
 A fact that is found for two or more of the tied entities breaks nothing; a helper entry is never
 chosen. Every tie-break returned passes the controller's own check
@@ -29,6 +30,8 @@ from vba_assets.domain.resolution.models import (
     SearchAssessmentOutput,
 )
 from vba_assets.domain.resolution.tiebreaks import (
+    BOSS_RANK,
+    BOSS_WORD,
     TEXT_COLUMNS,
     linked_identities,
     tiebreak_problem,
@@ -105,10 +108,26 @@ def _quest_facts(search: SearchView, sources: Mapping[str, str]) -> dict[int, Gr
     return found
 
 
+def _boss_word(sources: Mapping[str, str]) -> MentionCitation | None:
+    """The first word "boss" of the report (any reporter language)."""
+    for alias, text in sources.items():
+        match = BOSS_WORD.search(text)
+        if match is not None:
+            return MentionCitation(
+                source=alias, quote=match.group(0), start=match.start(), end=match.end()
+            )
+    return None
+
+
 def _column_facts(
     tied: Mapping[int, CandidateView], sources: Mapping[str, str]
 ) -> dict[int, GroundedTiebreak]:
     found: dict[int, GroundedTiebreak] = {}
+    bosses = [i for i, c in tied.items() if c.data.get("rank") == BOSS_RANK]
+    if len(bosses) == 1:
+        span = _boss_word(sources)
+        if span is not None:
+            found[bosses[0]] = GroundedTiebreak(fact="data_column", span=span, column="rank")
     for identity, candidate in tied.items():
         for column in TEXT_COLUMNS:
             value = candidate.data.get(column)
@@ -170,7 +189,9 @@ def describe_tiebreak(search: SearchView, chosen: CandidateView, tiebreak: Groun
         "quest": "the report names a quest that only this entity starts or ends (quest "
         f"relations row {tiebreak.relation_row} of {search.capture_alias})",
         "link": "the report links this identity and no other of them",
-        "data_column": f"the report writes its {tiebreak.column}, which no other of them has",
+        "data_column": "the report calls it a boss and it alone has the boss rank"
+        if tiebreak.column == "rank"
+        else f"the report writes its {tiebreak.column}, which no other of them has",
     }[tiebreak.fact]
     span = tiebreak.span
     return (

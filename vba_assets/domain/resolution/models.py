@@ -149,7 +149,8 @@ class GroundedTiebreak(StrictModel):
     fact: Literal["quest", "link", "data_column"] = Field(
         description="'quest': the report names a quest that the selected entity starts or ends "
         "and none of the others does; 'link': the report links the selected identity; "
-        "'data_column': the report states a data column value (subname) only it has."
+        "'data_column': the report states a data column value only it has (its subname, or "
+        "the word 'boss' for the only one of rank 3)."
     )
     span: MentionCitation = Field(
         description="The exact report span of the fact: the quest title, the link, or the "
@@ -162,7 +163,9 @@ class GroundedTiebreak(StrictModel):
         "title the span names.",
     )
     column: str | None = Field(
-        default=None, description="With 'data_column': the data column whose value the span states."
+        default=None,
+        description="With 'data_column': the data column whose value the span states ('subname', "
+        "'Title', or 'rank' for the word 'boss').",
     )
 
 

@@ -16,11 +16,13 @@ decides when such a statement is a **grounded fact** that tells exactly one of t
 * ``link``: the cited span links the selected identity (``npc=<id>``, ``npc/<id>``) and no other
   same-name identity;
 * ``data_column``: the cited span is the value of a text data column (a subname such as
-  ``Flight Master``) that the selected entity has and no other same-name entity shares.
+  ``Flight Master``) that the selected entity has and no other same-name entity shares, or the
+  word "boss" (any reporter language, :data:`BOSS_WORD`) when the selected entity alone has the
+  boss rank (``rank`` 3: a raid boss and its same-name encounter copies).
 
 Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
 ambiguous. What it cannot do: a zone or instance named in the report breaks no tie (the repository
-has no zone-name data to ground a zone name in), and levels or ranks are not compared.
+has no zone-name data to ground a zone name in), and levels are not compared (reporters state their own level as often as a creature's).
 
 **Why the relations live in the contains capture** (the smallest sound shape): the query is
 keyed by the tied identities that capture already holds, not by report text, so it needs no
@@ -50,6 +52,14 @@ from vba_assets.errors import ErrorCode
 RELATION_ROW_LIMIT = 1000
 #: Data columns whose value a report may state to tell same-name entities apart.
 TEXT_COLUMNS = ("subname", "Title")
+#: ``creature_template.rank`` of a boss (3, the client's "Boss" skull).
+BOSS_RANK = 3
+#: The word "boss" in the reporters' languages: what a report says of a rank-3 creature.
+BOSS_WORD = re.compile(
+    r"(?<!\w)(?:boss|bosses|bosse|bossen|endboss|jefe|jefes|chefe|chefes|"
+    r"босс|босса|боссу|боссом|боссе|боссы|боссов|首领|首領)(?!\w)",
+    re.IGNORECASE,
+)
 #: A creature link: ``npc=123`` / ``npc/123`` (the whole digit run).
 _LINK = re.compile(r"npc(?:=|/)([0-9]+)(?![0-9])", re.IGNORECASE)
 
@@ -146,8 +156,10 @@ def column_fact(
     """None when the span is the value of a text column the selected entity alone has among the
     same-name entities (``data``: their data columns by identity)."""
     column = tiebreak.column
+    if column == "rank":
+        return _rank_fact(tiebreak, selected, data)
     if column not in TEXT_COLUMNS:
-        return f"column must be one of {list(TEXT_COLUMNS)}"
+        return f"column must be one of {[*TEXT_COLUMNS, 'rank']}"
     value = data.get(selected, {}).get(column)
     if not isinstance(value, str) or not value.strip():
         return f"identity {selected} has no {column}"
@@ -166,6 +178,24 @@ def column_fact(
     return None
 
 
+def _rank_fact(
+    tiebreak: GroundedTiebreak,
+    selected: int | str,
+    data: Mapping[int | str, Mapping[str, Scalar]],
+) -> str | None:
+    """None when the span is the word "boss" and the selected entity alone has the boss rank."""
+    if not BOSS_WORD.fullmatch(tiebreak.span.quote.strip()):
+        return f"the span {tiebreak.span.quote!r} is not the word 'boss' (rank {BOSS_RANK})"
+    if data.get(selected, {}).get("rank") != BOSS_RANK:
+        return f"identity {selected} does not have the boss rank {BOSS_RANK}"
+    others = sorted(
+        str(i) for i, columns in data.items() if i != selected and columns.get("rank") == BOSS_RANK
+    )
+    if others:
+        return f"the boss rank is shared by {', '.join(others)}"
+    return None
+
+
 def tiebreak_problem(
     tiebreak: GroundedTiebreak | None,
     *,
@@ -181,7 +211,8 @@ def tiebreak_problem(
         return (
             f"{len(tied)} entities ({', '.join(str(i) for i in tied)}) carry the name {term!r}: "
             "a selection among them cites a grounded tiebreak (a quest the report names that "
-            "only this one starts or ends, its link, or its subname); otherwise answer "
+            "only this one starts or ends, its link, its subname, or 'boss' for the only "
+            "boss-rank one); otherwise answer "
             "'ambiguous'"
         )
     if tiebreak.fact == "quest":
