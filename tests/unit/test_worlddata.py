@@ -376,7 +376,7 @@ def test_mariadb_ci_config_matches_the_demo_catalogs() -> None:
     # tables are loaded but read by nothing, so they stay out of the snapshot binding.
     quests = ["quest_template", "quest_template_locale"]
     assert config.database.allowlist == DEMO_ALLOWLIST
-    assert DEMO_ALLOWLIST == [t.name for t in CREATURE_TABLES] + quests
+    assert [t.name for t in CREATURE_TABLES] + quests == DEMO_ALLOWLIST
     assert set(WORLD_TABLE_NAMES) - set(DEMO_ALLOWLIST) == {
         t.name for t in REFERENCE_TABLES if t.name not in quests
     }
