@@ -41,7 +41,10 @@ version  what it changed
          names the subjects whose listing fits its budget (the first always)
 6        (under construction in this release, not yet frozen by a published revision) resolution
          quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
-         flag, true from 6 on, and its rules ``since=6``
+         flag, true from 6 on, and its rules ``since=6``; grounded tie-breaks: a capture whose
+         rows hold several entities named exactly the term also records their quest relations
+         (``quest_relations``), and a selection among them cites the grounded fact that tells
+         them apart (``tiebreak``: a quest title, a link id or a data column)
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -165,6 +168,16 @@ RULES: dict[ErrorCode, Rule] = {
             "a clarification names the competing candidates (names and ids) or the unmatched name",
         ),
     ),
+    # grounded tie-breaks (issue 29 item 4, ARCHITECTURE 15)
+    **_rules(
+        "resolution_assessment",
+        6,
+        (
+            ErrorCode.ASSESSMENT_TIEBREAK_UNGROUNDED,
+            "a selection among entities sharing the selected name cites a grounded tie-break "
+            "(report span and captured fact) that holds for it and for none of the others",
+        ),
+    ),
     # identity references (issue 11, ARCHITECTURE 6.1)
     **_rules(
         "resolution_plan",
@@ -223,6 +236,15 @@ class ProtocolSpec:
             ``MAX_UNRESOLVED`` D aliases (the rest ``not_examined``), ``unknowns`` with room
             for all of them (``InterpretationOutputV5``), a clarification bounded by its
             listing budget.
+        grounded_tiebreaks: Grounded tie-breaking of same-name rows (issue 29 item 4, v6 on):
+            when a complete contains capture holds several entities whose name equals the term,
+            the controller also records, in that capture, the quests those entities start or
+            end with every title of them (``CaptureArtifact.quest_relations``, one literal
+            parameterized query on the allowlisted relation and quest tables); the assessment
+            request shows them, and a selection among those entities must carry a ``tiebreak``
+            (:mod:`vba_assets.domain.resolution.tiebreaks`) citing the report span and the
+            captured fact (a quest relation row, the linked identity, a data column) that holds
+            for the selected entity only. No such fact keeps the search ambiguous.
     """
 
     version: ProtocolVersion
@@ -237,6 +259,7 @@ class ProtocolSpec:
     request_account: bool = False
     identity_references: bool = False
     bounded_lists: bool = False
+    grounded_tiebreaks: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -270,7 +293,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
     5: _V5,
-    6: replace(_V5, version=6),
+    6: replace(_V5, version=6, grounded_tiebreaks=True),
 }
 
 
