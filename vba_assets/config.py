@@ -407,12 +407,16 @@ DEMO_CATALOGS: list[dict[str, Any]] = [
     },
 ]
 
+#: The demo catalogs' tables, the spawn markers, and (grounded tie-breaks, protocol v6) the quest
+#: tables whose titles the quest relations of a capture record.
 DEMO_ALLOWLIST = [
     "creature_template",
     "creature_template_locale",
     "creature_queststarter",
     "creature_questender",
     "creature_spawn_markers",
+    "quest_template",
+    "quest_template_locale",
 ]
 
 

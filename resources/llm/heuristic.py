@@ -44,6 +44,7 @@ from vba_assets.domain.llm.contract import (
     ProviderReply,
     TokenUsage,
 )
+from vba_assets.domain.protocol import protocol
 from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,
@@ -147,7 +148,8 @@ class HeuristicProvider:
             return plan_searches(_stage_context(request, PlanStageContext), self._name_index())
         if stage == "resolution_assessment":
             context = _stage_context(request, AssessmentStageContext)
-            return assess_searches(context, self._catalogs)
+            tiebreaks = protocol(request.protocol_version).grounded_tiebreaks  # v6
+            return assess_searches(context, self._catalogs, tiebreaks)
         if stage == "interpretation":
             return interpret_case(_stage_context(request, InterpretationStageContext))
         raise _fault(

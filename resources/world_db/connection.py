@@ -18,7 +18,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import Engine, MetaData, Table, event
@@ -46,6 +46,8 @@ class ReflectedSchema:
     server_version: str
     #: Usable trigram indexes by catalog name (SQLite files built with them only).
     indexes: dict[str, TrigramIndex]
+    #: Every reflected allowlisted table by its allowlist name (the relation queries use them).
+    tables: dict[str, Table] = field(default_factory=dict)
 
 
 #: Reflected schemas of unchanged SQLite files, shared by the instances of one process.
@@ -225,4 +227,5 @@ class WorldConnection:
             binding=binding,
             server_version=server,
             indexes=indexes,
+            tables=tables,
         )

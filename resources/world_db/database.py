@@ -85,13 +85,23 @@ from resources.world_db.query import (
     validate_limit,
     validate_term,
 )
+from resources.world_db.relations import (
+    relation_coverage_notes,
+    relation_statement,
+    to_relation_row,
+)
 from resources.world_db.schema import check_allowlisted
 from resources.world_db.trigram import describe as describe_index
 from resources.world_db.trigram import index_pattern
 from vba_assets.config import DatabaseConfig, ProjectConfig
 from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.catalog.world import CatalogRow, SearchResult, SnapshotBinding
+from vba_assets.domain.catalog.world import (
+    CatalogRow,
+    RelationResult,
+    SearchResult,
+    SnapshotBinding,
+)
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
 
@@ -245,6 +255,34 @@ class WorldDatabase(WorldConnection):
             elapsed_ms=elapsed_ms,
             coverage_notes=identity_coverage_notes(bound, self._backend, schema.binding, value),
             identity=value,
+        )
+
+    def quest_relations(self, identities: Sequence[int], limit: int) -> RelationResult | None:
+        """The quests ``identities`` start or end, with every title (grounded tie-breaks,
+        protocol v6; :mod:`resources.world_db.relations`); None when the relation and quest
+        tables are not all allowlisted."""
+        validate_limit(limit)
+        wanted = sorted({int(identity) for identity in identities})
+        if not wanted:
+            return None
+        with self._guard("quest_relations"):
+            schema = self._schema()
+            statement = relation_statement(schema.tables)
+            if statement is None:
+                return None
+            records, sql_text, sent, _ = self._execute_recorded(
+                statement, {"identities": wanted, "row_limit": limit + 1}
+            )
+        truncated = len(records) > limit
+        return RelationResult(
+            identities=list(wanted),
+            sql=sql_text,
+            parameters=sent,
+            snapshot=schema.binding,
+            row_limit=limit,
+            truncated=truncated,
+            rows=[to_relation_row(record) for record in records[:limit]],
+            coverage_notes=relation_coverage_notes(schema.binding, limit, truncated),
         )
 
     def describe(self) -> dict[str, Any]:

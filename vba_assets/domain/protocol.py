@@ -41,9 +41,12 @@ version  what it changed
          names the subjects whose listing fits its budget (the first always)
 6        (under construction in this release, not yet frozen by a published revision) resolution
          quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
-         flag, true from 6 on, and its rules ``since=6``; one N alias per selected entry (the
-         mentions of every search that selected it), observation sentences split outside URLs
-         and markup; causal wording refused in the reporters' languages
+         flag, true from 6 on, and its rules ``since=6``; grounded tie-breaks: a capture whose
+         rows hold several entities named exactly the term also records their quest relations
+         (``quest_relations``), and a selection among them cites the grounded fact that tells
+         them apart (``tiebreak``: a quest title, a link id or a data column); one N alias per
+         selected entry (the mentions of every search that selected it), observation sentences
+         split outside URLs and markup; causal wording refused in the reporters' languages
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -167,6 +170,16 @@ RULES: dict[ErrorCode, Rule] = {
             "a clarification names the competing candidates (names and ids) or the unmatched name",
         ),
     ),
+    # grounded tie-breaks (issue 29 item 4, ARCHITECTURE 15)
+    **_rules(
+        "resolution_assessment",
+        6,
+        (
+            ErrorCode.ASSESSMENT_TIEBREAK_UNGROUNDED,
+            "a selection among entities sharing the selected name cites a grounded tie-break "
+            "(report span and captured fact) that holds for it and for none of the others",
+        ),
+    ),
     # identity references (issue 11, ARCHITECTURE 6.1)
     **_rules(
         "resolution_plan",
@@ -235,6 +248,15 @@ class ProtocolSpec:
             ``MAX_UNRESOLVED`` D aliases (the rest ``not_examined``), ``unknowns`` with room
             for all of them (``InterpretationOutputV5``), a clarification bounded by its
             listing budget.
+        grounded_tiebreaks: Grounded tie-breaking of same-name rows (issue 29 item 4, v6 on):
+            when a complete contains capture holds several entities whose name equals the term,
+            the controller also records, in that capture, the quests those entities start or
+            end with every title of them (``CaptureArtifact.quest_relations``, one literal
+            parameterized query on the allowlisted relation and quest tables); the assessment
+            request shows them, and a selection among those entities must carry a ``tiebreak``
+            (:mod:`vba_assets.domain.resolution.tiebreaks`) citing the report span and the
+            captured fact (a quest relation row, the linked identity, a data column) that holds
+            for the selected entity only. No such fact keeps the search ambiguous.
         merged_entities: One entity per creature (issue 29 item 2, v6 on): the searches that
             select the same entry (English name, localized name, link, short form) give ONE
             ``N`` alias with all their mentions (:func:`~vba_assets.domain.resolution.context.
@@ -257,6 +279,7 @@ class ProtocolSpec:
     request_account: bool = False
     identity_references: bool = False
     bounded_lists: bool = False
+    grounded_tiebreaks: bool = False
     merged_entities: bool = False
     multilingual_causal: bool = False
 
@@ -292,7 +315,13 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
     5: _V5,
-    6: replace(_V5, version=6, merged_entities=True, multilingual_causal=True),
+    6: replace(
+        _V5,
+        version=6,
+        grounded_tiebreaks=True,
+        merged_entities=True,
+        multilingual_causal=True,
+    ),
 }
 
 

@@ -16,7 +16,7 @@ from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.catalog.world import Scalar
+from vba_assets.domain.catalog.world import RelationResult, Scalar
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     CandidateIndex,
@@ -90,6 +90,12 @@ class SearchView(StrictModel):
         default=None,
         exclude_if=lambda value: value is None,
         description="Protocol v4: the identity the report links, fetched instead of the term.",
+    )
+    quest_relations: RelationResult | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v6: the quests the candidates named exactly the term start or "
+        "end, with every title (grounded tie-break facts of the capture).",
     )
 
 
@@ -248,6 +254,7 @@ def assessment_stage_context(
                 truncated=search.truncated,
                 candidates=candidates,
                 reference=proposed.reference,
+                quest_relations=search.quest_relations,
             )
         )
     return AssessmentStageContext(

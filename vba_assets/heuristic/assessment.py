@@ -31,9 +31,14 @@ Selecting on any unique best-tier candidate (e.g. the only whole-phrase match) w
 real tracker reports to lose a third of the precision, so a name that is merely similar is never
 selected (rule 4 asks far more of a near spelling: see :data:`~.candidate_names.MIN_SPELLING`).
 
-What it cannot do: it does not read the report beyond name equality. Two entries with the same
-name (a quest NPC and its invisible trigger copy) stay ambiguous even when the report makes the
-choice obvious to a person; data columns (level, flags, subname) are not weighed; a misspelling
+Grounded tie-breaks (protocol v6, :mod:`.tiebreaks`): when several candidates carry the exact
+name, the one a grounded fact of the report tells apart (its link, a quest title that only it
+starts or ends in the capture's quest relations, its subname) is selected, the fact cited in the
+verdict's ``tiebreak``; a selection among same-name candidates without one becomes ``ambiguous``.
+
+What it cannot do: it does not read the report beyond names and those facts. Two entries with the
+same name stay ambiguous when the report names only a zone, a level or a rank that would tell them
+apart; a misspelling
 resolves only to a near spelling clearly ahead of every other entity's name.
 """
 
@@ -68,6 +73,7 @@ from vba_assets.heuristic.candidate_names import (
 )
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
+from vba_assets.heuristic.tiebreaks import describe_tiebreak, find_tiebreak, without_ungrounded_tie
 
 MAX_EVIDENCE_CHARS = 500
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
@@ -141,8 +147,22 @@ def assess_search(
     sources: dict[str, str],
     patterns: dict[str, list[re.Pattern[str]]],
     language: str = "en",
+    tiebreaks: bool = False,
 ) -> SearchAssessmentOutput:
-    """The verdict on one search (see the module docstring for the rule order)."""
+    """The verdict on one search (see the module docstring for the rule order); with
+    ``tiebreaks`` (protocol v6) a selection among same-name candidates is grounded
+    (:func:`tiebreak_selection`, :func:`without_ungrounded_tie`)."""
+    verdict = _assess_search(search, sources, patterns, language, tiebreaks)
+    return without_ungrounded_tie(search, verdict) if tiebreaks else verdict
+
+
+def _assess_search(
+    search: SearchView,
+    sources: dict[str, str],
+    patterns: dict[str, list[re.Pattern[str]]],
+    language: str,
+    tiebreaks: bool,
+) -> SearchAssessmentOutput:
     term = search.term
     candidates = list(search.candidates)
     if not candidates:
@@ -168,6 +188,10 @@ def assess_search(
             "no unique selection is possible",
         )
         return SearchAssessmentOutput.model_validate(data)
+    if len(exact) > 1 and tiebreaks:
+        broken = tiebreak_selection(search, sources, patterns)
+        if broken is not None:
+            return broken
     if len(exact) > 1:
         data = _ambiguous(
             search,
@@ -329,15 +353,35 @@ def assess_reference(
     return selected
 
 
+def tiebreak_selection(
+    search: SearchView, sources: dict[str, str], patterns: dict[str, list[re.Pattern[str]]]
+) -> SearchAssessmentOutput | None:
+    """Protocol v6: the selection of the one same-name candidate a grounded fact of the report
+    tells apart (:func:`~vba_assets.heuristic.tiebreaks.find_tiebreak`), citing the fact's span
+    and row in ``tiebreak`` and as evidence; None when there is no such fact."""
+    found = find_tiebreak(search, sources, patterns)
+    if found is None:
+        return None
+    chosen, tiebreak = found
+    selected = _selected(search, chosen, sources, describe_tiebreak(search, chosen, tiebreak))
+    if selected is None:
+        return None
+    cited = EvidenceQuote(source=tiebreak.span.source, quote=tiebreak.span.quote)
+    return selected.model_copy(
+        update={"tiebreak": tiebreak, "evidence": [*selected.evidence, cited]}
+    )
+
+
 def assess_searches(
-    context: AssessmentStageContext, catalogs: Sequence[CatalogConfig]
+    context: AssessmentStageContext, catalogs: Sequence[CatalogConfig], tiebreaks: bool = False
 ) -> ResolutionAssessmentOutput:
-    """One verdict per search of ``context``, in the order of the searches."""
+    """One verdict per search of ``context``, in the order of the searches; ``tiebreaks``: the
+    request's protocol has grounded tie-breaks (v6)."""
     sources = {s.alias: s.text for s in context.sources if s.readable and s.text is not None}
     patterns = helper_patterns(catalogs)
     language = report_language(context.sources)
     assessments = []
     for search in context.searches:
         check_budget()
-        assessments.append(assess_search(search, sources, patterns, language))
+        assessments.append(assess_search(search, sources, patterns, language, tiebreaks))
     return ResolutionAssessmentOutput(assessments=assessments)

@@ -18,6 +18,7 @@ from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.resolution.captures import identity_capture_findings
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.pipeline import replay_verifiers
@@ -188,6 +189,8 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
             )
         if not result.coverage_notes:
             add(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, sid, "no coverage notes", artifact)
+        grounded = rev.spec.grounded_tiebreaks  # v6: the capture's quest relations
+        findings += relation_capture_findings(capture, grounded, sid, artifact)
     return CheckOutcome(findings)
 
 

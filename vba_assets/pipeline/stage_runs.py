@@ -54,6 +54,7 @@ from vba_assets.pipeline.stage_requests import (
     interpretation_context,
     rebuild_request,
 )
+from vba_assets.pipeline.tiebreak_captures import with_quest_relations
 from vba_assets.store.layout import CASE_JSON, version_record
 
 __all__ = ["DISABLED_REASON"]
@@ -313,6 +314,7 @@ def run_captures(run: StageRun) -> StageResult:
                     search=search,
                     result=result,
                 )
+                capture = with_quest_relations(capture, run.world.db(), rev.spec)  # v6
                 ref = env.package.write_object(
                     env.layout.captures_dir, capture.model_dump(mode="json")
                 )

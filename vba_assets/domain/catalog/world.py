@@ -5,7 +5,8 @@ pure logic that ranks, captures and assesses (``vba_assets/domain``). A :class:`
 exactly what a capture artifact records (ARCHITECTURE 6.2).
 """
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from pydantic import Field
 
@@ -63,6 +64,49 @@ class SearchResult(StrictModel):
     )
 
 
+class QuestRelationRow(StrictModel):
+    """One title of one quest that a creature entry starts or ends (protocol v6)."""
+
+    identity: int | str = Field(description="The creature entry.")
+    relation: Literal["starts", "ends"] = Field(
+        description="'starts' (creature_queststarter) or 'ends' (creature_questender)."
+    )
+    quest: int = Field(description="The quest id.")
+    locale: str | None = Field(
+        description="The title's locale; None for the quest table's own (English) title."
+    )
+    title: str = Field(description="The quest title, exactly as stored.")
+
+
+class RelationResult(StrictModel):
+    """The quests a set of creature entries start or end, with every title of each quest,
+    exactly as queried (a grounded tie-break fact, protocol v6)."""
+
+    identities: list[int | str] = Field(description="The creature entries asked about, sorted.")
+    sql: str = Field(description="The exact SQL text sent, with bind placeholders.")
+    parameters: dict[str, Scalar] = Field(description="The bound parameters, in full.")
+    snapshot: SnapshotBinding
+    row_limit: int = Field(description="Rows kept; the query asked for row_limit + 1.")
+    truncated: bool = Field(description="True when more than row_limit rows matched.")
+    rows: list[QuestRelationRow] = Field(
+        description="Ordered by identity, relation, quest, locale (the quest table's title "
+        "first), title."
+    )
+    coverage_notes: list[str]
+
+
+class QuestRelationSearch(Protocol):
+    """The quests that given creature entries start or end (grounded tie-breaks, protocol v6)."""
+
+    def quest_relations(self, identities: Sequence[int], limit: int) -> RelationResult | None:
+        """Every (entry, starts/ends, quest, title) of ``identities`` from the allowlisted
+        ``creature_queststarter``, ``creature_questender``, ``quest_template`` and
+        ``quest_template_locale`` tables (one literal parameterized query), asking for
+        ``limit + 1`` rows; None when those tables are not all allowlisted (the fact is then not
+        available and no tie is broken by a quest)."""
+        ...
+
+
 class IdentitySearch(Protocol):
     """A fetch by identity recorded like a contains search (an identity-reference capture)."""
 
@@ -89,7 +133,7 @@ class CatalogSearch(Protocol):
         ...
 
 
-class ReadOnlyWorldDatabase(CatalogSearch, IdentitySearch, Protocol):
+class ReadOnlyWorldDatabase(CatalogSearch, IdentitySearch, QuestRelationSearch, Protocol):
     """Everything the stages, the lookup tool and the heuristic provider ask of the world DB.
 
     The one seam between the pipeline and the database: implemented by

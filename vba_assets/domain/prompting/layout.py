@@ -50,7 +50,7 @@ from vba_assets.domain.prompting.render import (
 )
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
 from vba_assets.domain.protocol import ProtocolSpec, protocol, resolved
-from vba_assets.domain.resolution.legacy import plan_output_model
+from vba_assets.domain.resolution.legacy import assessment_output_model, plan_output_model
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
@@ -209,6 +209,8 @@ def output_model(context: BaseModel, spec: ProtocolSpec) -> type[BaseModel]:
     are those of :func:`stage_of`."""
     if isinstance(context, PlanStageContext):
         return plan_output_model(spec.identity_references)
+    if isinstance(context, AssessmentStageContext):  # v6: grounded tie-breaks
+        return assessment_output_model(spec.grounded_tiebreaks)
     return stage_of(context).output
 
 

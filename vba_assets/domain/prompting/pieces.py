@@ -26,6 +26,7 @@ from vba_assets.domain.resolution.models import (
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.resolution.tiebreaks import relation_lines
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     SearchView,
@@ -174,7 +175,22 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
         )
     else:
         lines.append(glue("  - none: no row matched in this catalog and snapshot"))
+    if search.quest_relations is not None:  # protocol v6: grounded tie-break facts
+        lines.append(glue(_RELATIONS_HEADING))
+        body = relation_lines(search.quest_relations) or ["  - none"]
+        if search.quest_relations.truncated:
+            body.append("  - TRUNCATED: these relations cannot tell the candidates apart")
+        lines.append(
+            part(f"relations:{sid}", "per_stage", f"{where}/quest_relations", "\n".join(body))
+        )
     return joined("\n", lines)
+
+
+_RELATIONS_HEADING = (
+    "- Quest relations of the candidates named exactly the term (same capture; a selection "
+    "among them needs a tiebreak: a quest the report names by its title that only the chosen "
+    "one starts or ends, cited with its relation row, or its link, or its subname):"
+)
 
 
 # --- model call 3: the F/N/D aliases and the per-case rules ---------------------------------------

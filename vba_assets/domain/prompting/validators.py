@@ -13,12 +13,13 @@ from typing import Any
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.llm.contract import model_validator_for
 from vba_assets.domain.protocol import ProtocolSpec
-from vba_assets.domain.resolution.legacy import as_current_plan, plan_output_model
-from vba_assets.domain.resolution.models import (
-    CandidateIndex,
-    ResolutionAssessmentOutput,
-    ResolutionPlanOutput,
+from vba_assets.domain.resolution.legacy import (
+    as_current_assessment,
+    as_current_plan,
+    assessment_output_model,
+    plan_output_model,
 )
+from vba_assets.domain.resolution.models import CandidateIndex, ResolutionPlanOutput
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 
 
@@ -49,8 +50,16 @@ def assessment_validator(
     candidate_index: CandidateIndex,
     spec: ProtocolSpec,
 ) -> Callable[[Any], Any]:
-    """``validate`` for model call 2: the schema, then the assessment rules of ``spec``."""
-    return model_validator_for(
-        ResolutionAssessmentOutput,
-        lambda assessment: validate_assessment(assessment, candidate_index, plan, case_doc, spec),
-    )
+    """``validate`` for model call 2: the schema of ``spec`` (v6: with grounded tie-breaks),
+    then the assessment rules of ``spec``; an accepted assessment is always a current
+    :class:`~vba_assets.domain.resolution.models.ResolutionAssessmentOutput`."""
+    schema = model_validator_for(assessment_output_model(spec.grounded_tiebreaks))
+
+    def validate(data: Any) -> Any:
+        value = schema(data)
+        if isinstance(value, list):
+            return value
+        assessment = as_current_assessment(value)
+        return validate_assessment(assessment, candidate_index, plan, case_doc, spec) or assessment
+
+    return validate

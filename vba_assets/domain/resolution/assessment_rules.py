@@ -26,6 +26,7 @@ from vba_assets.domain.resolution.models import (
     SearchAssessmentOutput,
     SearchCandidates,
 )
+from vba_assets.domain.resolution.tiebreaks import tiebreak_findings
 from vba_assets.errors import ErrorCode
 
 
@@ -241,6 +242,8 @@ def validate_assessment(
         seen.add(sid)
         if verdict.status == "selected":
             issues += _selection_issues(verdict, by_id[sid], proposed[sid], sources, path)
+            if spec.grounded_tiebreaks:  # v6: same-name rows are told apart by facts
+                issues += tiebreak_findings(verdict, by_id[sid], sources, path)
         else:
             issues += _abstention_issues(verdict, by_id[sid], path)
     missing = [search_id for search_id in by_id if search_id not in seen]

@@ -83,6 +83,7 @@ def build_candidate_index(
                 candidates=candidates,
                 candidate_ids=candidate_ids(search_id, candidates),
                 reference=capture.search.reference,
+                quest_relations=capture.quest_relations,
             )
         )
     return CandidateIndex(searches=searches)

@@ -22,7 +22,7 @@ from pydantic import Field
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.catalog.identity_digits import MAX_IDENTITY
 from vba_assets.domain.catalog.matching import RankedCandidate
-from vba_assets.domain.catalog.world import SearchResult
+from vba_assets.domain.catalog.world import RelationResult, SearchResult
 from vba_assets.domain.limits import MAX_MENTIONS, MAX_QUOTE_CHARS, MAX_TERM_CHARS
 
 #: The contextual roles a search may give a name. A role is a model's contextual reading of the
@@ -142,6 +142,33 @@ class EvidenceQuote(StrictModel):
     quote: str = Field(min_length=1, max_length=500, description="Exact text from that source.")
 
 
+class GroundedTiebreak(StrictModel):
+    """Protocol v6: the grounded fact that tells the selected candidate apart from the other
+    candidates of its search that carry the same name."""
+
+    fact: Literal["quest", "link", "data_column"] = Field(
+        description="'quest': the report names a quest that the selected entity starts or ends "
+        "and none of the others does; 'link': the report links the selected identity; "
+        "'data_column': the report states a data column value only it has (its subname, or "
+        "the word 'boss' for the only one of rank 3)."
+    )
+    span: MentionCitation = Field(
+        description="The exact report span of the fact: the quest title, the link, or the "
+        "column value as the report writes it."
+    )
+    relation_row: int | None = Field(
+        default=None,
+        ge=0,
+        description="With 'quest': the row of this search's quest relations (its capture) whose "
+        "title the span names.",
+    )
+    column: str | None = Field(
+        default=None,
+        description="With 'data_column': the data column whose value the span states ('subname', "
+        "'Title', or 'rank' for the word 'boss').",
+    )
+
+
 class SearchAssessmentOutput(StrictModel):
     """The verdict on one search."""
 
@@ -169,6 +196,12 @@ class SearchAssessmentOutput(StrictModel):
         "alone is not a justification.",
     )
     rationale: str = Field(min_length=1, max_length=1000)
+    tiebreak: GroundedTiebreak | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="With 'selected', when other candidates of the search carry the same name: "
+        "the grounded fact that tells the selected one apart. Without one, answer 'ambiguous'.",
+    )
 
 
 class ResolutionAssessmentOutput(StrictModel):
@@ -192,6 +225,12 @@ class CaptureArtifact(StrictModel):
     search_id: str
     search: ProposedSearch
     result: SearchResult
+    quest_relations: RelationResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: the quests that the entities named exactly the term start or "
+        "end, with every title (a grounded tie-break fact), queried with the capture.",
+    )
 
 
 class SearchCandidates(StrictModel):
@@ -210,6 +249,11 @@ class SearchCandidates(StrictModel):
         default=None,
         exclude_if=_unset,
         description="Protocol v4: the identity this search fetched instead of a contains search.",
+    )
+    quest_relations: RelationResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: the capture's quest relations (grounded tie-break facts).",
     )
 
 

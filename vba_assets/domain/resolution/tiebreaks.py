@@ -1,0 +1,317 @@
+"""Grounded tie-breaks of same-name rows (protocol v6, issue 29 item 4; ARCHITECTURE 15). Pure.
+
+Several rows of one capture can carry exactly the searched name: the same creature in several
+instances or phases, a boss and its encounter helper. Name equality cannot tell them apart, so
+the heuristic used to answer ``ambiguous``. A report often says which one it means; this module
+decides when such a statement is a **grounded fact** that tells exactly one of them apart:
+
+* ``quest``: the report names a quest (the exact title, any locale, after
+  :func:`~vba_assets.domain.catalog.names.normalize_for_match`) that the selected entity starts or
+  ends and none of the other same-name entities does. The quest relations are a capture, not
+  packaged data: the controller records them in the search's capture
+  (``CaptureArtifact.quest_relations``, one literal parameterized query over the allowlisted
+  ``creature_queststarter``/``creature_questender``/``quest_template``/``quest_template_locale``),
+  so a replay without the database re-derives the decision, and the verdict cites the relation
+  row and the report span;
+* ``link``: the cited span links the selected identity (``npc=<id>``, ``npc/<id>``) and no other
+  same-name identity;
+* ``data_column``: the cited span is the value of a text data column (a subname such as
+  ``Flight Master``) that the selected entity has and no other same-name entity shares, or the
+  word "boss" (any reporter language, :data:`BOSS_WORD`) when the selected entity alone has the
+  boss rank (``rank`` 3: a raid boss and its same-name encounter copies).
+
+Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
+ambiguous. What it cannot do: a zone or instance named in the report breaks no tie (the repository
+has no zone-name data to ground a zone name in), and levels are not compared (reporters state their own level as often as a creature's).
+
+**Why the relations live in the contains capture** (the smallest sound shape): the query is
+keyed by the tied identities that capture already holds, not by report text, so it needs no
+second plan item, no new artifact kind and no change to how captures are named, accounted for and
+replayed; it is one more recorded query, with its own SQL, parameters, row limit, truncation and
+coverage notes, in the content-addressed file of the search it serves.
+"""
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.world import CatalogRow, RelationResult, Scalar
+from vba_assets.domain.findings import Finding
+from vba_assets.domain.resolution.citations import check_mention, rule_issue
+from vba_assets.domain.resolution.models import (
+    CaptureArtifact,
+    GroundedTiebreak,
+    SearchAssessmentOutput,
+    SearchCandidates,
+)
+from vba_assets.errors import ErrorCode
+
+#: Relation rows a capture keeps (the query asks for one more): a famous quest giver (Thrall)
+#: starts and ends about 30 quests with 10 titles each.
+RELATION_ROW_LIMIT = 1000
+#: Data columns whose value a report may state to tell same-name entities apart.
+TEXT_COLUMNS = ("subname", "Title")
+#: ``creature_template.rank`` of a boss (3, the client's "Boss" skull).
+BOSS_RANK = 3
+#: The word "boss" in the reporters' languages: what a report says of a rank-3 creature.
+BOSS_WORD = re.compile(
+    r"(?<!\w)(?:boss|bosses|bosse|bossen|endboss|jefe|jefes|chefe|chefes|"
+    r"босс|босса|боссу|боссом|боссе|боссы|боссов|首领|首領)(?!\w)",
+    re.IGNORECASE,
+)
+#: A creature link: ``npc=123`` / ``npc/123`` (the whole digit run).
+_LINK = re.compile(r"npc(?:=|/)([0-9]+)(?![0-9])", re.IGNORECASE)
+
+
+def _key(text: str) -> str:
+    return normalize_for_match(text.strip(" \t\n\"'«»“”‘’[]()<>"))
+
+
+def tied_identities(term: str, named: Iterable[tuple[int | str, str]]) -> list[int]:
+    """The integer identities of ``named`` (identity, name) pairs whose name equals ``term``
+    (sorted), when there are at least two; else none (nothing to break)."""
+    key = normalize_for_match(term)
+    found = sorted(
+        {
+            identity
+            for identity, name in named
+            if isinstance(identity, int) and name and normalize_for_match(name) == key
+        }
+    )
+    return found if len(found) >= 2 else []
+
+
+def capture_ties(term: str, rows: Iterable[CatalogRow]) -> list[int]:
+    """:func:`tied_identities` of a capture's rows."""
+    return tied_identities(term, ((row.identity, row.name) for row in rows))
+
+
+def search_ties(search: SearchCandidates) -> list[int]:
+    """:func:`tied_identities` of a search's candidates (every captured name of each)."""
+    return tied_identities(
+        search.term,
+        (
+            (candidate.identity, name)
+            for candidate in search.candidates
+            for name in (candidate.name, *(ref.name for ref in candidate.also_matched))
+        ),
+    )
+
+
+def linked_identities(text: str) -> set[int]:
+    """Every creature identity ``text`` links (``npc=<id>``, ``npc/<id>``)."""
+    return {int(match.group(1)) for match in _LINK.finditer(text) if len(match.group(1)) <= 9}
+
+
+def quest_fact(
+    tiebreak: GroundedTiebreak,
+    relations: RelationResult | None,
+    selected: int | str,
+    tied: Sequence[int],
+    term: str,
+) -> str | None:
+    """None when the span names a quest that relation row ``tiebreak.relation_row`` gives to
+    ``selected`` and to no other identity of ``tied``; else why not."""
+    if relations is None:
+        return "this search's capture holds no quest relations"
+    if relations.truncated:
+        return "this search's quest relations are truncated: they cannot tell entities apart"
+    row_index = tiebreak.relation_row
+    if row_index is None or not 0 <= row_index < len(relations.rows):
+        return f"relation_row must be a row of the quest relations (0-{len(relations.rows) - 1})"
+    row = relations.rows[row_index]
+    if row.identity != selected:
+        return f"relation row {row_index} belongs to identity {row.identity}, not {selected}"
+    key = _key(row.title)
+    if _key(tiebreak.span.quote) != key:
+        return f"the span {tiebreak.span.quote!r} is not the quest title {row.title!r}"
+    if key == _key(term):
+        return "the quest title is the searched name itself, which names no quest apart"
+    also = sorted(
+        {str(r.identity) for r in relations.rows if _key(r.title) == key and r.identity != selected}
+        & {str(i) for i in tied}
+    )
+    if also:
+        return f"a quest titled {row.title!r} is also started or ended by {', '.join(also)}"
+    return None
+
+
+def link_fact(tiebreak: GroundedTiebreak, selected: int | str, tied: Sequence[int]) -> str | None:
+    """None when the span links ``selected`` and no other identity of ``tied``."""
+    linked = linked_identities(tiebreak.span.quote)
+    if selected not in linked:
+        return f"the span does not link identity {selected} (npc=<id>)"
+    others = sorted(linked & (set(tied) - {selected}))
+    if others:
+        return f"the span also links {others}"
+    return None
+
+
+def column_fact(
+    tiebreak: GroundedTiebreak,
+    selected: int | str,
+    data: Mapping[int | str, Mapping[str, Scalar]],
+) -> str | None:
+    """None when the span is the value of a text column the selected entity alone has among the
+    same-name entities (``data``: their data columns by identity)."""
+    column = tiebreak.column
+    if column == "rank":
+        return _rank_fact(tiebreak, selected, data)
+    if column not in TEXT_COLUMNS:
+        return f"column must be one of {[*TEXT_COLUMNS, 'rank']}"
+    value = data.get(selected, {}).get(column)
+    if not isinstance(value, str) or not value.strip():
+        return f"identity {selected} has no {column}"
+    key = _key(value)
+    if _key(tiebreak.span.quote) != key:
+        return f"the span {tiebreak.span.quote!r} is not its {column} {value!r}"
+    others = sorted(
+        str(identity)
+        for identity, columns in data.items()
+        if identity != selected
+        and isinstance(columns.get(column), str)
+        and _key(str(columns.get(column))) == key
+    )
+    if others:
+        return f"{column} {value!r} is shared by {', '.join(others)}"
+    return None
+
+
+def _rank_fact(
+    tiebreak: GroundedTiebreak,
+    selected: int | str,
+    data: Mapping[int | str, Mapping[str, Scalar]],
+) -> str | None:
+    """None when the span is the word "boss" and the selected entity alone has the boss rank."""
+    if not BOSS_WORD.fullmatch(tiebreak.span.quote.strip()):
+        return f"the span {tiebreak.span.quote!r} is not the word 'boss' (rank {BOSS_RANK})"
+    if data.get(selected, {}).get("rank") != BOSS_RANK:
+        return f"identity {selected} does not have the boss rank {BOSS_RANK}"
+    others = sorted(
+        str(i) for i, columns in data.items() if i != selected and columns.get("rank") == BOSS_RANK
+    )
+    if others:
+        return f"the boss rank is shared by {', '.join(others)}"
+    return None
+
+
+def tiebreak_problem(
+    tiebreak: GroundedTiebreak | None,
+    *,
+    selected: int | str,
+    tied: Sequence[int],
+    relations: RelationResult | None,
+    data: Mapping[int | str, Mapping[str, Scalar]],
+    term: str,
+) -> str | None:
+    """None when ``tiebreak`` tells ``selected`` apart from the other ``tied`` identities (the
+    span itself is checked as a citation by the caller); else why it does not."""
+    if tiebreak is None:
+        return (
+            f"{len(tied)} entities ({', '.join(str(i) for i in tied)}) carry the name {term!r}: "
+            "a selection among them cites a grounded tiebreak (a quest the report names that "
+            "only this one starts or ends, its link, its subname, or 'boss' for the only "
+            "boss-rank one); otherwise answer "
+            "'ambiguous'"
+        )
+    if tiebreak.fact == "quest":
+        return quest_fact(tiebreak, relations, selected, tied, term)
+    if tiebreak.fact == "link":
+        return link_fact(tiebreak, selected, tied)
+    return column_fact(tiebreak, selected, data)
+
+
+def tiebreak_findings(
+    verdict: SearchAssessmentOutput,
+    search: SearchCandidates,
+    sources: Mapping[str, str],
+    path: str,
+) -> list[Finding]:
+    """The ``ASSESSMENT_TIEBREAK_UNGROUNDED`` rule (protocol v6) for one selection: when several
+    candidates of the search carry the searched name and the selected one is among them, its
+    ``tiebreak`` must be a visible span of a readable source and a fact that holds
+    (:func:`tiebreak_problem`)."""
+    by_id = dict(zip(search.candidate_ids, search.candidates, strict=True))
+    chosen = by_id.get(verdict.candidate_id or "")
+    tied = search_ties(search) if chosen is not None and not search.truncated else []
+    if chosen is None or chosen.identity not in tied:
+        return []
+    sid = search.search_id
+    if verdict.tiebreak is not None:
+        found = check_mention(verdict.tiebreak.span, sources, f"{path}/tiebreak/span", [], sid)
+        if found:
+            return found
+    problem = tiebreak_problem(
+        verdict.tiebreak,
+        selected=chosen.identity,
+        tied=tied,
+        relations=search.quest_relations,
+        data={c.identity: c.data for c in search.candidates if c.identity in tied},
+        term=search.term,
+    )
+    if problem is None:
+        return []
+    return [rule_issue(ErrorCode.ASSESSMENT_TIEBREAK_UNGROUNDED, f"{path}/tiebreak", problem, sid)]
+
+
+def relation_lines(relations: RelationResult) -> list[str]:
+    """The quest relations as the assessment request shows them: one line per (identity,
+    relation, quest) with each title and its row."""
+    groups: dict[tuple[int | str, str, int], list[str]] = {}
+    for index, row in enumerate(relations.rows):
+        label = json.dumps(row.title, ensure_ascii=False)
+        where = f"row {index}" if row.locale is None else f"{row.locale}, row {index}"
+        groups.setdefault((row.identity, row.relation, row.quest), []).append(f"{label} ({where})")
+    return [
+        f"  - identity {identity} {relation} quest {quest}: {'; '.join(titles)}"
+        for (identity, relation, quest), titles in groups.items()
+    ]
+
+
+def relation_capture_findings(
+    capture: CaptureArtifact, grounded: bool, sid: str, artifact: str
+) -> list[Finding]:
+    """What a capture's ``quest_relations`` must be (the asset check ``capture_provenance``):
+    only under a protocol with grounded tie-breaks, exactly for the capture's tied identities,
+    the parameterized relation query over them, its snapshot, its row limit and coverage."""
+    relations = capture.quest_relations
+    if relations is None:
+        return []
+
+    def finding(code: ErrorCode, message: str) -> Finding:
+        return Finding(code=code, subject=sid, artifact=artifact, message=message)
+
+    tied = (
+        [] if capture.result.truncated else capture_ties(capture.search.term, capture.result.rows)
+    )
+    found = []
+    if not grounded or relations.identities != tied:
+        found.append(
+            finding(
+                ErrorCode.CAPTURE_SEARCH_DIFFERS,
+                f"quest relations of {relations.identities} in a capture whose tied identities "
+                f"are {tied} (protocol with grounded tie-breaks: {grounded})",
+            )
+        )
+    if "'" in relations.sql or " IN (" not in relations.sql.upper():
+        found.append(
+            finding(ErrorCode.CAPTURE_SQL_NOT_TEMPLATE, "SQL is not the relation query template")
+        )
+    if any(row.identity not in relations.identities for row in relations.rows):
+        found.append(
+            finding(ErrorCode.CAPTURE_IDENTITY_DIFFERS, "a relation row of another identity")
+        )
+    if relations.snapshot != capture.result.snapshot:
+        found.append(finding(ErrorCode.CAPTURE_SNAPSHOT_DIFFERS, "relations from another snapshot"))
+    if relations.row_limit != RELATION_ROW_LIMIT or len(relations.rows) > relations.row_limit:
+        found.append(
+            finding(
+                ErrorCode.CAPTURE_ROW_LIMIT,
+                f"relation row limit {relations.row_limit} ({RELATION_ROW_LIMIT} expected) with "
+                f"{len(relations.rows)} rows",
+            )
+        )
+    if not relations.coverage_notes:
+        found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "relations without coverage"))
+    return found

@@ -1,0 +1,225 @@
+"""The heuristic's grounded tie-breaks (protocol v6, issue 29 item 4).
+
+When several candidates of a search carry exactly the searched name, :func:`find_tiebreak` looks
+for a grounded fact in the report that tells exactly one of them apart, in this order:
+
+1. ``link``: the report links one of their identities (``npc=<id>``) and no other of them;
+2. ``quest``: the report writes the title (any locale) of a quest that exactly one of them starts
+   or ends, according to the quest relations the controller captured for the search;
+3. ``data_column``: the report writes the subname of exactly one of them, or the word "boss"
+   (any reporter language) while exactly one of them has the boss rank (3).
+
+A fact that is found for two or more of the tied entities breaks nothing; a helper entry is never
+chosen. Every tie-break returned passes the controller's own check
+(:func:`~vba_assets.domain.resolution.tiebreaks.tiebreak_problem`), so a selection it grounds is
+never rejected for it.
+
+Cost: one pass per source for the links, and one bounded regex search per source for each
+distinct captured title (at most ``RELATION_ROW_LIMIT`` rows) and each tied subname, and only for
+the searches with a tie: linear in the report's size.
+"""
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+
+from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.world import Scalar
+from vba_assets.domain.resolution.models import (
+    GroundedTiebreak,
+    MentionCitation,
+    SearchAssessmentOutput,
+)
+from vba_assets.domain.resolution.tiebreaks import (
+    BOSS_RANK,
+    BOSS_WORD,
+    TEXT_COLUMNS,
+    linked_identities,
+    tiebreak_problem,
+    tied_identities,
+)
+from vba_assets.domain.stage_context import CandidateView, SearchView
+from vba_assets.heuristic.candidate_names import is_helper
+
+#: Shortest title or subname (letters and digits, after normalization) the heuristic looks for.
+MIN_FACT_CHARS = 4
+_LINK = re.compile(r"\S*npc(?:=|/)[0-9]+\S*", re.IGNORECASE)
+_APOSTROPHES = "'’`´‘"
+
+
+def _phrase_pattern(text: str) -> re.Pattern[str] | None:
+    """``text`` as a whole-word, case-insensitive pattern (any run of spaces, any apostrophe)."""
+    words = text.split()
+    if not words:
+        return None
+    parts = [
+        "".join(f"[{_APOSTROPHES}]" if ch in _APOSTROPHES else re.escape(ch) for ch in word)
+        for word in words
+    ]
+    return re.compile(r"(?<!\w)" + r"\s+".join(parts) + r"(?!\w)", re.IGNORECASE)
+
+
+def _spans(text: str, sources: Mapping[str, str]) -> Iterator[MentionCitation]:
+    pattern = _phrase_pattern(text)
+    if pattern is None:
+        return
+    for alias, source in sources.items():
+        for match in pattern.finditer(source):
+            yield MentionCitation(
+                source=alias, quote=match.group(0), start=match.start(), end=match.end()
+            )
+
+
+def _long_enough(text: str) -> bool:
+    return sum(ch.isalnum() for ch in normalize_for_match(text)) >= MIN_FACT_CHARS
+
+
+def _link_facts(tied: Sequence[int], sources: Mapping[str, str]) -> dict[int, GroundedTiebreak]:
+    found: dict[int, GroundedTiebreak] = {}
+    for alias, text in sources.items():
+        for match in _LINK.finditer(text):
+            for identity in sorted(linked_identities(match.group(0)) & set(tied)):
+                span = MentionCitation(
+                    source=alias, quote=match.group(0), start=match.start(), end=match.end()
+                )
+                found.setdefault(identity, GroundedTiebreak(fact="link", span=span))
+    return found
+
+
+def _quest_facts(search: SearchView, sources: Mapping[str, str]) -> dict[int, GroundedTiebreak]:
+    relations = search.quest_relations
+    if relations is None or relations.truncated:
+        return {}
+    term = normalize_for_match(search.term)
+    titles = dict.fromkeys(row.title.strip() for row in relations.rows)
+    found: dict[int, GroundedTiebreak] = {}
+    for title in titles:
+        if not _long_enough(title) or normalize_for_match(title) == term:
+            continue
+        span = next(_spans(title, sources), None)
+        if span is None:
+            continue
+        key = normalize_for_match(title)
+        for row_index, row in enumerate(relations.rows):
+            if normalize_for_match(row.title.strip()) == key and isinstance(row.identity, int):
+                found.setdefault(
+                    row.identity,
+                    GroundedTiebreak(fact="quest", span=span, relation_row=row_index),
+                )
+    return found
+
+
+def _boss_word(sources: Mapping[str, str]) -> MentionCitation | None:
+    """The first word "boss" of the report (any reporter language)."""
+    for alias, text in sources.items():
+        match = BOSS_WORD.search(text)
+        if match is not None:
+            return MentionCitation(
+                source=alias, quote=match.group(0), start=match.start(), end=match.end()
+            )
+    return None
+
+
+def _column_facts(
+    tied: Mapping[int, CandidateView], sources: Mapping[str, str]
+) -> dict[int, GroundedTiebreak]:
+    found: dict[int, GroundedTiebreak] = {}
+    bosses = [i for i, c in tied.items() if c.data.get("rank") == BOSS_RANK]
+    if len(bosses) == 1:
+        span = _boss_word(sources)
+        if span is not None:
+            found[bosses[0]] = GroundedTiebreak(fact="data_column", span=span, column="rank")
+    for identity, candidate in tied.items():
+        for column in TEXT_COLUMNS:
+            value = candidate.data.get(column)
+            if not isinstance(value, str) or not _long_enough(value):
+                continue
+            span = next(_spans(value.strip(), sources), None)
+            if span is not None:
+                found.setdefault(
+                    identity, GroundedTiebreak(fact="data_column", span=span, column=column)
+                )
+    return found
+
+
+def find_tiebreak(
+    search: SearchView,
+    sources: Mapping[str, str],
+    patterns: dict[str, list[re.Pattern[str]]],
+) -> tuple[CandidateView, GroundedTiebreak] | None:
+    """The one tied candidate a grounded fact tells apart, with that fact; None when no fact
+    (or a fact shared by several of them) is found."""
+    tied_ids = tied_identities(
+        search.term,
+        ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
+    )
+    if search.truncated or not tied_ids:
+        return None
+    tied = {c.identity: c for c in search.candidates if isinstance(c.identity, int)}
+    tied = {identity: tied[identity] for identity in tied_ids if identity in tied}
+    data: dict[int | str, Mapping[str, Scalar]] = {i: c.data for i, c in tied.items()}
+    for kind in ("link", "quest", "data_column"):
+        if kind == "link":
+            found = _link_facts(tied_ids, sources)
+        elif kind == "quest":
+            found = _quest_facts(search, sources)
+        else:
+            found = _column_facts(tied, sources)
+        if len(found) != 1:
+            continue
+        ((identity, tiebreak),) = found.items()
+        chosen = tied.get(identity)
+        if chosen is None or is_helper(chosen, patterns):
+            continue
+        problem = tiebreak_problem(
+            tiebreak,
+            selected=identity,
+            tied=tied_ids,
+            relations=search.quest_relations,
+            data=data,
+            term=search.term,
+        )
+        if problem is None:
+            return chosen, tiebreak
+    return None
+
+
+def describe_tiebreak(search: SearchView, chosen: CandidateView, tiebreak: GroundedTiebreak) -> str:
+    """The rationale of a selection grounded by ``tiebreak``."""
+    fact = {
+        "quest": "the report names a quest that only this entity starts or ends (quest "
+        f"relations row {tiebreak.relation_row} of {search.capture_alias})",
+        "link": "the report links this identity and no other of them",
+        "data_column": "the report calls it a boss and it alone has the boss rank"
+        if tiebreak.column == "rank"
+        else f"the report writes its {tiebreak.column}, which no other of them has",
+    }[tiebreak.fact]
+    span = tiebreak.span
+    return (
+        f"grounded tie-break. Several candidates are named {search.term!r}; {fact}: "
+        f"{span.quote!r} at {span.source}[{span.start}:{span.end}] -> {chosen.candidate_id} "
+        f"(identity {chosen.identity})."
+    )
+
+
+def without_ungrounded_tie(
+    search: SearchView, verdict: SearchAssessmentOutput
+) -> SearchAssessmentOutput:
+    """Protocol v6: a selection of one of several same-name candidates without a grounded
+    tie-break (e.g. a near spelling of a name two entities carry) becomes ``ambiguous``."""
+    if verdict.status != "selected" or verdict.tiebreak is not None:
+        return verdict
+    tied = tied_identities(
+        search.term,
+        ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
+    )
+    chosen = next(c for c in search.candidates if c.candidate_id == verdict.candidate_id)
+    if chosen.identity not in tied:
+        return verdict
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="ambiguous",
+        competing_candidate_ids=[c.candidate_id for c in search.candidates if c.identity in tied],
+        rationale=f"heuristic: {len(tied)} candidates carry the name {search.term!r} and the "
+        "report states no grounded fact (a quest only one of them starts or ends, a link, a "
+        "subname) that tells them apart",
+    )
