@@ -11,4 +11,5 @@ __all__ = [
     "merging",
     "models",
     "rules",
+    "tiebreaks",
 ]
