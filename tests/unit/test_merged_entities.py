@@ -248,3 +248,14 @@ def test_the_interpretation_request_names_every_search_of_a_merged_alias() -> No
     assert "(search Q2)" in _selected_line(single)  # v1-v5 and unmerged: the line as it was
     merged = single.model_copy(update={"merged_search_ids": ["Q1"]})
     assert "(searches Q2, Q1, one entry)" in _selected_line(merged)
+
+
+def test_a_sentence_with_both_english_quote_styles_is_still_quoted_under_v6() -> None:
+    sentence = 'He says "weil" und “because” the NPC is not there.'
+    case = _report("QUOTES-1", "NPC missing", f"{sentence} Nothing spawns.")
+    context = interpretation_stage_context(case, None)
+    v6 = interpret_case(context.model_copy(update={"protocol_version": 6}))
+    v5 = interpret_case(context.model_copy(update={"protocol_version": 5}))
+    assert f"body S2 says: «{sentence}»" in [o.statement for o in v6.observations]
+    assert not any(sentence in o.statement for o in v5.observations)  # v5: left out, as before
+    assert validate_interpretation(v6, context.model_copy(update={"protocol_version": 6}), V6) == []

@@ -156,9 +156,15 @@ def sentences_outside_urls(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _wrap(kind: str, alias: str, sentence: str) -> str | None:
+_MARKS = (('"', '"'), ("“", "”"))
+#: Protocol v6 also quotes with the marks its causal rule reads as a report quote
+#: (:mod:`vba_assets.domain.interpretation.causal`), so a sentence using both of the above stays.
+_MARKS_V6 = (*_MARKS, ("«", "»"), ("「", "」"))
+
+
+def _wrap(kind: str, alias: str, sentence: str, more: bool = False) -> str | None:
     """``<kind> <alias> says: "<sentence>"`` with quote marks the sentence does not use."""
-    for left, right in (('"', '"'), ("“", "”")):
+    for left, right in _MARKS_V6 if more else _MARKS:
         if left not in sentence and right not in sentence:
             return f"{kind} {alias} says: {left}{sentence}{right}"
     return None
@@ -171,7 +177,8 @@ def source_observations(
     other sources (attachments) that name an entity."""
     observations: list[Observation] = []
     spec = spec_of(context)
-    split = sentences_outside_urls if spec is not None and spec.merged_entities else _sentences
+    v6 = spec is not None and spec.merged_entities
+    split = sentences_outside_urls if v6 else _sentences
     refused = refused_wording(context)
     main = [s for s in context.sources if s.kind in _MAIN_KINDS]
     rest = [s for s in context.sources if s.kind not in _MAIN_KINDS]
@@ -193,7 +200,7 @@ def source_observations(
                     ord(char) in FORMAT_CONTROL_CODEPOINTS for char in sentence
                 ):
                     continue
-                statement = _wrap(source.kind, source.alias, sentence)
+                statement = _wrap(source.kind, source.alias, sentence, more=v6)
                 if statement is None or refused(statement, texts):
                     continue
                 observations.append(
