@@ -44,7 +44,9 @@ version  what it changed
          flag, true from 6 on, and its rules ``since=6``; grounded tie-breaks: a capture whose
          rows hold several entities named exactly the term also records their quest relations
          (``quest_relations``), and a selection among them cites the grounded fact that tells
-         them apart (``tiebreak``: a quest title, a link id or a data column)
+         them apart (``tiebreak``: a quest title, a link id or a data column); one N alias per
+         selected entry (the mentions of every search that selected it), observation sentences
+         split outside URLs and markup; causal wording refused in the reporters' languages
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -195,6 +197,16 @@ RULES: dict[ErrorCode, Rule] = {
             "a linked identity is selected only when the report's words agree with one of its names",
         ),
     ),
+    # resolution quality on unseen reports (issue 29)
+    **_rules(
+        "interpretation",
+        6,
+        (
+            ErrorCode.INTERPRETATION_CAUSAL_WORDING_MULTILINGUAL,
+            "no causal or diagnostic wording in the reporters' other languages (de, es, fr, pt, "
+            "ru, pl, zh, ko)",
+        ),
+    ),
 }
 
 
@@ -245,6 +257,14 @@ class ProtocolSpec:
             (:mod:`vba_assets.domain.resolution.tiebreaks`) citing the report span and the
             captured fact (a quest relation row, the linked identity, a data column) that holds
             for the selected entity only. No such fact keeps the search ambiguous.
+        merged_entities: One entity per creature (issue 29 item 2, v6 on): the searches that
+            select the same entry (English name, localized name, link, short form) give ONE
+            ``N`` alias with all their mentions (:func:`~vba_assets.domain.resolution.context.
+            build_resolution_context`); the heuristic splits observation sentences outside URLs
+            and markup.
+        multilingual_causal: Causal and diagnostic wording is refused in the reporters'
+            languages (issue 29 item 6, v6 on, :mod:`vba_assets.domain.interpretation.causal`),
+            not in English only.
     """
 
     version: ProtocolVersion
@@ -260,6 +280,8 @@ class ProtocolSpec:
     identity_references: bool = False
     bounded_lists: bool = False
     grounded_tiebreaks: bool = False
+    merged_entities: bool = False
+    multilingual_causal: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -293,7 +315,13 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
     5: _V5,
-    6: replace(_V5, version=6, grounded_tiebreaks=True),
+    6: replace(
+        _V5,
+        version=6,
+        grounded_tiebreaks=True,
+        merged_entities=True,
+        multilingual_causal=True,
+    ),
 }
 
 

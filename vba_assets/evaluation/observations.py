@@ -19,6 +19,8 @@ class ObservedSearch:
 
     search_id: str
     term: str
+    #: The plan role; for a search whose selection was merged into one N alias with others'
+    #: (protocol v6), that alias's role (:func:`.observing.merged_roles`).
     role: str
     candidates: tuple[Identity, ...] = ()
     truncated: bool = False

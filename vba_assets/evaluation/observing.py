@@ -9,6 +9,7 @@ from typing import Any
 
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
 from vba_assets.domain.resolution.context import search_ids
+from vba_assets.domain.resolution.models import ResolutionContext
 from vba_assets.evaluation.observations import (
     CaseObservation,
     ObservedCall,
@@ -25,8 +26,9 @@ from vba_assets.pipeline.artifacts import (
     load_assessment,
     load_candidate_index,
     load_plan,
+    load_resolution_context,
 )
-from vba_assets.pipeline.frozen_revision import load_frozen
+from vba_assets.pipeline.frozen_revision import FrozenRevision, load_frozen
 from vba_assets.pipeline.recorder import revision_records
 from vba_assets.pipeline.usage import attempt_times
 from vba_assets.provider_registry import PROVIDERS
@@ -51,6 +53,7 @@ def observe_case(
     by_search = {s.search_id: s for s in index.searches} if index else {}
     assessment = load_assessment(rev)
     verdicts = {v.search_id: v for v in assessment.assessments} if assessment else {}
+    merged = merged_roles(rev)
     searches = []
     for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
         indexed = by_search.get(search_id)
@@ -64,7 +67,7 @@ def observe_case(
             ObservedSearch(
                 search_id=search_id,
                 term=proposed.term,
-                role=proposed.role,
+                role=merged.get(search_id, proposed.role),
                 candidates=tuple(c.identity for c in indexed.candidates) if indexed else (),
                 truncated=indexed.truncated if indexed else False,
                 status=status,
@@ -83,6 +86,26 @@ def observe_case(
         calls=calls,
         interpretation=interpretation,
     )
+
+
+def merged_roles(rev: FrozenRevision) -> dict[str, str]:
+    """Search id -> the role of the one N alias that merged its selection with others' (protocol
+    v6, ``merged_entities``): a mention is scored by its own search's verdict, and by the role the
+    interpretation context gives the entity, the strongest of the merged searches' roles. Empty
+    when no alias was merged (every protocol before v6), so a search keeps its plan role."""
+    return roles_of_merged(load_resolution_context(rev))
+
+
+def roles_of_merged(context: ResolutionContext | None) -> dict[str, str]:
+    """:func:`merged_roles` of a resolution context."""
+    if context is None:
+        return {}
+    return {
+        search_id: alias.role
+        for alias in context.selected
+        if alias.merged_search_ids
+        for search_id in (alias.search_id, *alias.merged_search_ids)
+    }
 
 
 def observe_call(

@@ -5,7 +5,7 @@ questions for the next phase (see :mod:`.interpretation` for the rules they impl
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from vba_assets.domain.case.text import FORMAT_CONTROL_CODEPOINTS
 from vba_assets.domain.interpretation.models import (
@@ -15,7 +15,8 @@ from vba_assets.domain.interpretation.models import (
     TimeReference,
     Unknown,
 )
-from vba_assets.domain.interpretation.rules import causal_phrases
+from vba_assets.domain.interpretation.rules import causal_check
+from vba_assets.domain.protocol import ProtocolSpec, protocol
 from vba_assets.domain.resolution.models import (
     MentionCitation,
     ResolutionContext,
@@ -30,6 +31,11 @@ MAX_SENTENCE_CHARS = 300
 MAX_TIME_REFERENCES = 16
 MAX_SUB_TASKS = 12
 _SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+|$)", re.MULTILINE)
+#: Protocol v6: where a sentence may end. A URL (up to the next blank, so the link of a markdown,
+#: BBCode or HTML link with it) is one token whose ``.`` and ``?`` end nothing, except a run of
+#: ``.!?`` closing it; elsewhere a run of ``.!?`` ends a sentence when a blank or the end of the
+#: text follows (``3.3.5a``, ``wowhead.com``, ``npc=123?lang=de`` end none), and a newline ends one.
+_BOUNDARY = re.compile(r"(?:https?://|www\.)\S+|[.!?]+(?=\s|\Z)|\n", re.IGNORECASE)
 _PROBLEM = re.compile(
     r"(?<!\w)(?:can'?t|cannot|couldn'?t|won'?t|doesn'?t|does not|don'?t|didn'?t|isn'?t|no|not|"
     r"nothing|never|missing|nowhere|reset\w*|evad\w*|bug\w*|kein\w*|nicht|nichts)(?!\w)",
@@ -103,22 +109,62 @@ def unknown_text(entity: UnresolvedIdentityAlias) -> str:
     )
 
 
+def spec_of(context: InterpretationStageContext) -> ProtocolSpec | None:
+    """The protocol a stage context names (v4 on), else None (v1-v3)."""
+    version = context.protocol_version
+    return protocol(version) if version is not None else None
+
+
+def refused_wording(
+    context: InterpretationStageContext,
+) -> Callable[[str, Sequence[str]], list[str]]:
+    """The causal-wording matcher the context's protocol judges by (every language from v6)."""
+    spec = spec_of(context)
+    return causal_check(spec is not None and spec.multilingual_causal)
+
+
+def _trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end - start >= 3:
+        spans.append((start, end))
+
+
 def _sentences(text: str) -> list[tuple[int, int]]:
-    spans = []
+    spans: list[tuple[int, int]] = []
     for match in _SENTENCE.finditer(text):
-        start, end = match.start(), match.end()
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if end - start >= 3:
-            spans.append((start, end))
+        _trimmed(text, match.start(), match.end(), spans)
     return spans
 
 
-def _wrap(kind: str, alias: str, sentence: str) -> str | None:
+def sentences_outside_urls(text: str) -> list[tuple[int, int]]:
+    """The sentence spans of ``text`` (protocol v6, :data:`_BOUNDARY`): one pass, linear."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        token = match.group(0)
+        if token == "\n":
+            _trimmed(text, start, match.start(), spans)
+        elif token[-1] in ".!?":  # a run of .!? (alone, or closing a URL)
+            _trimmed(text, start, match.end(), spans)
+        else:
+            continue
+        start = match.end()
+    _trimmed(text, start, len(text), spans)
+    return spans
+
+
+_MARKS = (('"', '"'), ("“", "”"))
+#: Protocol v6 also quotes with the marks its causal rule reads as a report quote
+#: (:mod:`vba_assets.domain.interpretation.causal`), so a sentence using both of the above stays.
+_MARKS_V6 = (*_MARKS, ("«", "»"), ("「", "」"))
+
+
+def _wrap(kind: str, alias: str, sentence: str, more: bool = False) -> str | None:
     """``<kind> <alias> says: "<sentence>"`` with quote marks the sentence does not use."""
-    for left, right in (('"', '"'), ("“", "”")):
+    for left, right in _MARKS_V6 if more else _MARKS:
         if left not in sentence and right not in sentence:
             return f"{kind} {alias} says: {left}{sentence}{right}"
     return None
@@ -130,6 +176,10 @@ def source_observations(
     """Title and body sentences with a problem phrase or a named entity, then sentences of the
     other sources (attachments) that name an entity."""
     observations: list[Observation] = []
+    spec = spec_of(context)
+    v6 = spec is not None and spec.merged_entities
+    split = sentences_outside_urls if v6 else _sentences
+    refused = refused_wording(context)
     main = [s for s in context.sources if s.kind in _MAIN_KINDS]
     rest = [s for s in context.sources if s.kind not in _MAIN_KINDS]
     for pass_sources, need_entity in ((main, False), (rest, True)):
@@ -137,7 +187,7 @@ def source_observations(
             if not source.readable or not source.text:
                 continue
             text = source.text
-            for start, end in _sentences(text):
+            for start, end in split(text):
                 sentence = text[start:end]
                 aliases = [
                     e.alias
@@ -150,8 +200,8 @@ def source_observations(
                     ord(char) in FORMAT_CONTROL_CODEPOINTS for char in sentence
                 ):
                     continue
-                statement = _wrap(source.kind, source.alias, sentence)
-                if statement is None or causal_phrases(statement, texts):
+                statement = _wrap(source.kind, source.alias, sentence, more=v6)
+                if statement is None or refused(statement, texts):
                     continue
                 observations.append(
                     Observation(statement=statement, citations=[source.alias, *aliases][:12])
@@ -167,6 +217,8 @@ def lookup_observations(resolution: ResolutionContext) -> list[Observation]:
     entities: list[Entity] = [*resolution.selected, *resolution.unresolved]
     for entity in entities:
         by_search.setdefault(entity.search_id, []).append(entity.alias)
+        for search_id in getattr(entity, "merged_search_ids", ()):  # protocol v6
+            by_search.setdefault(search_id, []).append(entity.alias)
     for fact in resolution.facts:
         cut = ", truncated at the row limit" if fact.truncated else ""
         observations.append(
@@ -269,7 +321,12 @@ def case_observations(
     """The reporter's sentences (:func:`source_observations`), then the lookups'."""
     observations = source_observations(context, entities, texts)
     if context.resolution is not None:
-        observations += lookup_observations(context.resolution)
+        lookups = lookup_observations(context.resolution)
+        spec = spec_of(context)
+        if spec is not None and spec.multilingual_causal:  # a looked-up name is no exception
+            refused = refused_wording(context)
+            lookups = [o for o in lookups if not refused(o.statement, texts)]
+        observations += lookups
     return observations
 
 

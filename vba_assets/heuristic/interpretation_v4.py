@@ -19,7 +19,6 @@ from vba_assets.domain.interpretation.models import (
 )
 from vba_assets.domain.interpretation.rules import (
     CLARIFICATION_MAX_CANDIDATES,
-    causal_phrases,
     clarification_needs_names,
 )
 from vba_assets.domain.limits import MAX_UNKNOWNS, MAX_UNKNOWNS_V4, RESTATEMENT_NAMES_BUDGET
@@ -45,6 +44,7 @@ from vba_assets.heuristic.interpretation_parts import (
     case_unknowns,
     entity_references,
     next_phase_tasks,
+    refused_wording,
     resolved_days,
 )
 
@@ -168,14 +168,18 @@ def _restatement_v4(
     if must and len(" ".join(parts)) > 2000:  # the names before the title: never cut off
         parts.insert(1, parts.pop(concerns))
     text = " ".join(parts)[:2000]
-    if causal_phrases(text, texts) or relative_words(text) or _ALIAS_LIKE.search(text):
+    refused = refused_wording(context)
+    if refused(text, texts) or relative_words(text) or _ALIAS_LIKE.search(text):
         named = (
             shortest_names(must)
             if must
             else "; ".join(e.name for e in subjects if isinstance(e, SelectedEntityAlias))
         )
         about = f" about {named}" if named and not _ALIAS_LIKE.search(named) else ""
-        return f"Case {case.case_id}: a player report{about}; see the observations."
+        fallback = f"Case {case.case_id}: a player report{about}; see the observations."
+        if about and refused(fallback, texts):  # a catalog name with causal words (v6)
+            return f"Case {case.case_id}: a player report; see the observations."
+        return fallback
     return text
 
 
@@ -217,7 +221,7 @@ def interpret_complete(context: InterpretationStageContext) -> InterpretationOut
     unknowns = case_unknowns(resolution, times, context)
     observations = case_observations(context, entities, texts)
     sub_tasks = (
-        [t for t in _sub_tasks_v4(resolution, category) if not causal_phrases(t, texts)]
+        [t for t in _sub_tasks_v4(resolution, category) if not refused_wording(context)(t, texts)]
         if in_scope
         else []
     )

@@ -110,7 +110,13 @@ def compute_resolution_context(rev: FrozenRevision) -> ResolutionContext:
             "the resolution context from",
         )
     limit = MAX_UNRESOLVED if rev.spec.bounded_lists else None
-    return build_resolution_context(plan, compute_candidate_index(rev, plan), assessment, limit)
+    return build_resolution_context(
+        plan,
+        compute_candidate_index(rev, plan),
+        assessment,
+        limit,
+        merge=rev.spec.merged_entities,
+    )
 
 
 def load_resolution_context(rev: FrozenRevision) -> ResolutionContext | None:

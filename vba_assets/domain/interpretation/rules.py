@@ -16,7 +16,10 @@ loop. Rules:
   certain: ``affected_subjects`` may then only reference D aliases.
 * Wording: no causal or diagnostic phrase (:data:`CAUSAL_PHRASES`) in the restatement, the
   observations or the sub-tasks; sub-tasks are questions; the restatement has no unresolved
-  relative date.
+  relative date. From protocol v6 (``ProtocolSpec.multilingual_causal``) the phrases of every
+  reporter language of :data:`.causal.CAUSAL_WORDS` (de, es, fr, pt, ru, pl, zh, ko) are refused
+  too, as ``INTERPRETATION_CAUSAL_WORDING_MULTILINGUAL`` naming each phrase and its language; a
+  verbatim quote of the report inside quote marks is the report's content and is not counted.
 * Dates: each time reference equals ``interpretation_models.resolve_relative_date`` of its quote,
   anchored to the frozen ``reported_at`` in the reporter's offset, never the wall clock. An
   expression the resolver does not know has null dates and must be listed in ``unknowns``.
@@ -47,6 +50,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from vba_assets.domain.findings import Finding
+from vba_assets.domain.interpretation.causal import CAUSAL_PHRASES, causal_texts, causal_words
 from vba_assets.domain.interpretation.dates import relative_words, resolve_quote
 from vba_assets.domain.interpretation.grounding import (
     RuleContext,
@@ -80,36 +84,19 @@ from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
 
 #: Re-exported: callers import these from here (defined in .rules_v4 and domain.limits).
-__all__ = ["CLARIFICATION_MAX_CANDIDATES", "clarification_needs_names"]
+__all__ = [
+    "CAUSAL_PHRASES",
+    "CLARIFICATION_MAX_CANDIDATES",
+    "causal_check",
+    "causal_texts",
+    "clarification_needs_names",
+]
 
 # --- wording --------------------------------------------------------------------------------------
 
-#: Causal and diagnostic phrases (English, case-insensitive, whole words) refused in the
-#: restatement, the observations and the sub-tasks: causes, hypotheses and fixes belong to the next
-#: phase. Deliberately short so plain descriptions pass ("does not appear", "cannot find").
-#: A phrase inside a double-quoted passage that occurs verbatim in a readable source is the
-#: reporter's own words and is not counted.
-CAUSAL_PHRASES = (
-    "because",
-    "caused by",
-    "due to",
-    "as a result of",
-    "results from",
-    "resulting from",
-    "root cause",
-    "the cause is",
-    "the reason is",
-    "the bug is",
-    "the problem is that",
-    "should be fixed",
-    "must be fixed",
-    "needs to be fixed",
-    "the fix is",
-    "missing spawn",
-    "missing spawns",
-    "spawn is missing",
-    "spawns are missing",
-)
+#: The English causal phrases (:data:`.causal.CAUSAL_PHRASES`) of protocols v1-v5. A phrase inside
+#: a double-quoted passage that occurs verbatim in a readable source is the reporter's own words
+#: and is not counted. Protocol v6 matches every language of :data:`.causal.CAUSAL_WORDS`.
 _CAUSAL = re.compile(
     r"(?<!\w)(?:"
     + "|".join(r"\s+".join(map(re.escape, p.split())) for p in CAUSAL_PHRASES)
@@ -128,6 +115,52 @@ def causal_phrases(text: str, sources: Sequence[str] = ()) -> list[str]:
         return " " * len(match.group(0)) if any(inner in s for s in sources) else match.group(0)
 
     return [m.group(0) for m in _CAUSAL.finditer(_QUOTED.sub(blank, text))]
+
+
+def causal_check(multilingual: bool) -> Callable[[str, Sequence[str]], list[str]]:
+    """The causal-wording matcher of a protocol: :func:`.causal.causal_texts` (every language,
+    ``ProtocolSpec.multilingual_causal``, v6 on) or :func:`causal_phrases` (English, v1-v5)."""
+    return causal_texts if multilingual else causal_phrases
+
+
+def _causal_issues(
+    path: str, text: str, sources: Sequence[str], spec: ProtocolSpec
+) -> list[Finding]:
+    """The causal-wording findings of one text: English phrases under
+    ``INTERPRETATION_CAUSAL_WORDING`` (every protocol); from v6 the other languages' phrases under
+    ``INTERPRETATION_CAUSAL_WORDING_MULTILINGUAL``, each named with its language."""
+    fix = (
+        "state what was reported or looked up; causes, hypotheses and fixes belong to the next "
+        "phase"
+    )
+    if not spec.multilingual_causal:
+        hits = causal_phrases(text, sources)
+        english, other = hits, []
+    else:
+        found = causal_words(text, sources)
+        english = [h.words for h in found if h.language == "en"]
+        other = [f"{h.words!r} ({h.language})" for h in found if h.language != "en"]
+    issues = []
+    if english:
+        issues.append(
+            rule_issue(
+                ErrorCode.INTERPRETATION_CAUSAL_WORDING,
+                path,
+                f"causal or diagnostic wording ({', '.join(repr(h) for h in english)}) is not "
+                f"allowed: {fix}",
+            )
+        )
+    if other:
+        issues.append(
+            rule_issue(
+                ErrorCode.INTERPRETATION_CAUSAL_WORDING_MULTILINGUAL,
+                path,
+                f"causal or diagnostic wording ({', '.join(other)}) is not allowed in any "
+                f"language: {fix}; a quote of the report counts as the report's words only when "
+                "it is copied verbatim inside quote marks",
+            )
+        )
+    return issues
 
 
 # --- dates and wording ----------------------------------------------------------------------------
@@ -201,17 +234,7 @@ def _wording_issues(
         *((f"/observations/{i}/statement", o.statement) for i, o in enumerate(output.observations)),
         *((f"/sub_tasks/{i}", task) for i, task in enumerate(output.sub_tasks)),
     ]
-    issues = [
-        rule_issue(
-            ErrorCode.INTERPRETATION_CAUSAL_WORDING,
-            path,
-            f"causal or diagnostic wording ({', '.join(repr(h) for h in hits)}) is not allowed: "
-            "state what was reported or looked up; causes, hypotheses and fixes belong to the next "
-            "phase",
-        )
-        for path, text in texts
-        if (hits := causal_phrases(text, sources))
-    ]
+    issues = [issue for path, text in texts for issue in _causal_issues(path, text, sources, spec)]
     relative = (
         relative_words(output.restatement)
         if spec.complete_interpretation

@@ -223,10 +223,12 @@ def _fact_line(f: FactAlias) -> str:
 
 
 def _selected_line(n: SelectedEntityAlias) -> str:
+    searches = f"search {n.search_id}"
+    if n.merged_search_ids:  # protocol v6: one alias for the searches that selected one entry
+        searches = f"searches {', '.join([n.search_id, *n.merged_search_ids])}, one entry"
     return (
         f"- {n.alias}: {json_text(n.name)}, {n.entity_type} {json_text(n.identity)} from "
-        f"{n.catalog}, role {n.role} (search {n.search_id}). Mentions: "
-        + _distinct_mentions(n.mentions)
+        f"{n.catalog}, role {n.role} ({searches}). Mentions: " + _distinct_mentions(n.mentions)
     )
 
 

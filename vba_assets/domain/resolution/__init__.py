@@ -8,6 +8,8 @@ __all__ = [
     "context",
     "legacy",
     "links",
+    "merging",
     "models",
     "rules",
+    "tiebreaks",
 ]

@@ -19,6 +19,7 @@ from vba_assets.domain.catalog.matching import (
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.limits import not_examined_reason
 from vba_assets.domain.resolution.links import agrees, report_words
+from vba_assets.domain.resolution.merging import merge_selected
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
@@ -150,8 +151,12 @@ def build_resolution_context(
     index: CandidateIndex,
     assessment: ResolutionAssessmentOutput,
     max_unresolved: int | None = None,
+    merge: bool = False,
 ) -> ResolutionContext:
     """F, N and D aliases from a VALIDATED assessment (call the rules first).
+
+    ``merge`` (protocol v6, ``ProtocolSpec.merged_entities``): the searches that select the same
+    entry give one N alias with all their mentions (:mod:`.merging`); False: one per search.
 
     ``max_unresolved`` (protocol v5, :data:`~vba_assets.domain.limits.MAX_UNRESOLVED`): every
     unresolved search gets a ``D`` alias, then the unsearched names while fewer than that many
@@ -172,11 +177,13 @@ def build_resolution_context(
     verdicts = {verdict.search_id: (i, verdict) for i, verdict in enumerate(assessment.assessments)}
     selected: list[SelectedEntityAlias] = []
     unresolved: list[UnresolvedIdentityAlias] = []
+    kinds: dict[str, str] = {}
     for search, proposed in zip(index.searches, plan.searches, strict=True):
         position, verdict = verdicts[search.search_id]
         pointer = f"{ASSESSMENT_POINTER}#/assessments/{position}"
         if verdict.status == "selected" and verdict.candidate_id is not None:
             candidate = search.candidates[search.candidate_ids.index(verdict.candidate_id)]
+            kinds[search.search_id] = candidate.catalog_kind
             selected.append(
                 SelectedEntityAlias(
                     alias=f"N{len(selected) + 1}",
@@ -248,6 +255,8 @@ def build_resolution_context(
                 assessment_pointer=pointer,
             )
         )
+    if merge:
+        selected = merge_selected(selected, kinds)
     return ResolutionContext(
         facts=facts, selected=selected, unresolved=unresolved, not_examined=not_examined
     )

@@ -291,6 +291,12 @@ class SelectedEntityAlias(StrictModel):
     assessment_pointer: str
     role: SearchRole
     role_label: Literal["model_contextual_selection_not_causation"] = SELECTION_ROLE_LABEL
+    merged_search_ids: list[str] = Field(
+        default_factory=list,
+        exclude_if=_unset,
+        description="Protocol v6: the other searches that selected the same entry (their "
+        "mentions are in ``mentions``; ``search_id`` and the pointers are the representative's).",
+    )
 
 
 #: Why an identity stays unresolved. ``link_disagrees`` (protocol v4): the report links an
