@@ -44,4 +44,5 @@ __all__ = [
     "source_words",
     "spans",
     "terms",
+    "tiebreaks",
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "stage_budget",
     "stage_requests",
     "stage_runs",
+    "tiebreak_captures",
     "trial",
     "usage",
     "verification",
