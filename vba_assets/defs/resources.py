@@ -31,6 +31,7 @@ from vba_assets.pipeline.providers import provider_factory
 from vba_assets.pipeline.revision import RevisionEnv
 from vba_assets.pipeline.stage_runs import WorldAccess
 from vba_assets.store import Workspace
+from vba_assets.store.opening import open_workspace
 
 
 def _project_config(path: str) -> ProjectConfig:
@@ -50,7 +51,8 @@ class ProjectResource(dg.ConfigurableResource):
         return self._config
 
     def workspace(self) -> Workspace:
-        return Workspace(self.load().workspace)
+        """The local workspace, or the bucket's with a local working copy ([workspace] url)."""
+        return open_workspace(self.load())
 
 
 class WorldDatabaseResource(dg.ConfigurableResource):
