@@ -33,6 +33,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,6 +61,7 @@ class Lease:
         generation: int,
         record: dict[str, Any],
         lease_s: float,
+        renewed_at: float,
     ) -> None:
         self.store = store
         self.folder = folder
@@ -67,6 +69,9 @@ class Lease:
         self.generation = generation
         self.lease_s = lease_s
         self.lost = False
+        #: ``time.monotonic()`` before the request that created the newest generation: the lease
+        #: is certainly ours until ``lease_s`` after it (LastModified is later than that).
+        self._renewed_at = renewed_at
         self._record = record
         self._guard = threading.Lock()
         self._stop = threading.Event()
@@ -91,12 +96,14 @@ class Lease:
                 return False
             key = generation_key(self.folder, self.generation + 1)
             data = canonical_bytes(record)
+            started = time.monotonic()
             existing = self.store.create(key, data)
             if existing is not None and existing != data:
                 self.lost = True
                 self._stop.set()
                 return False
             self.generation += 1
+            self._renewed_at = started
             return True
 
     def release(self) -> None:
@@ -109,12 +116,17 @@ class Lease:
             self._next({**self._record, "state": "released"})
 
     def check(self, case_id: str, revision: str) -> None:
-        """Raise ``REVISION_LOCKED`` if the lease was lost to another holder."""
+        """Raise ``REVISION_LOCKED`` if the lease was lost to another holder, or may have been: not
+        renewed for ``lease_s`` (this process was frozen, or the bucket unreachable, that long)."""
+        if not self.lost and time.monotonic() - self._renewed_at >= self.lease_s:
+            self.lost = True
+            self._stop.set()
         if self.lost:
             raise StoreError(
                 ErrorCode.REVISION_LOCKED,
                 f"case {case_id} revision {revision}: this run's lease in {self.store.url} "
-                "expired and was taken over by another run; nothing more is written",
+                "expired (not renewed for lease_s) or was taken over by another run; nothing "
+                "more is written",
                 case_id=case_id,
                 revision=revision,
             )
@@ -152,9 +164,10 @@ def acquire_lease(
         if busy is None:
             generation = latest + 1
             data = canonical_bytes(record)
+            started = time.monotonic()
             existing = store.create(generation_key(folder, generation), data)
             if existing is None or existing == data:
-                return Lease(store, folder, holder, generation, record, lease_s)
+                return Lease(store, folder, holder, generation, record, lease_s, started)
             continue  # another taker created it first: look again (it holds the lease now)
         waited_since = waited_since or now
         if (now - waited_since).total_seconds() >= wait_s:
