@@ -1,7 +1,7 @@
 """A moto S3 server on 127.0.0.1 (ports 9100-9149) for the bucket backend's tests.
 
-Every test here skips cleanly where moto is not installed (it is in the dev extra, so CI runs
-them). The server is started once per session as a subprocess and stopped at the end; each test
+Every test that needs the server skips cleanly where moto is not installed (it is in the dev
+extra, so CI runs them); the others (config parsing, URLs) run everywhere. The server is started once per session as a subprocess and stopped at the end; each test
 gets a bucket of its own.
 """
 
@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("moto", reason="moto[server] (dev extra) is not installed")
 
 from vba_assets.objectstore import ObjectStore
 
@@ -71,7 +69,9 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 @pytest.fixture(scope="session")
 def moto_endpoint() -> Iterator[str]:
-    """The endpoint of a moto S3 server for the session (serialized: see serial_moto)."""
+    """The endpoint of a moto S3 server for the session (serialized: see serial_moto); every test
+    that needs it skips where moto is not installed."""
+    pytest.importorskip("moto", reason="moto[server] (dev extra) is not installed")
     process, endpoint = start_moto()
     try:
         yield endpoint

@@ -69,6 +69,8 @@ class RemoteCase:
         self.lease_s = lease_s
         #: Leases this package holds; a lost one refuses every further write.
         self.leases: list[tuple[Lease, str]] = []
+        #: Revision folders whose local log was compared with the bucket's by this object.
+        self._synced: set[str] = set()
 
     def key(self, relpath: str) -> str:
         return f"{self.base}/{relpath}"
@@ -126,8 +128,13 @@ class RemoteCase:
         event_log.check_event(event, fields)
         self.check_leases()
         with event_log.locked_log(path, where) as (fd, log):
-            while True:  # each round another writer won a seq: bounded by the writers' lines
+            # Optimistic once this package has compared the log with the bucket's (which also
+            # refuses a working copy that is ahead): a lease holder is the only writer, so the
+            # create comes first and only a lost race costs a catch-up. Line n is only ever
+            # created by a writer that has line n - 1, so the keys stay 1..n.
+            if revision_dir not in self._synced:
                 log = self._catch_up(fd, log, revision_dir, where)
+            while True:  # each round another writer won a seq: bounded by the writers' lines
                 line = event_log.next_line(log, event, fields, clock)
                 stored = line + b"\n"
                 existing = self.store.create(
@@ -137,6 +144,7 @@ class RemoteCase:
                     event_log.append_line(fd, line)
                     result: dict[str, Any] = json.loads(line)
                     return result
+                log = self._catch_up(fd, log, revision_dir, where)
 
     def sync_events(self, revision_dir: str, path: Path, where: str) -> None:
         """Bring the local log of ``revision_dir`` up to the bucket's (nothing if both are empty)."""
@@ -173,6 +181,7 @@ class RemoteCase:
                 case_id=self.case_id,
                 relpath=revision_dir,
             )
+        self._synced.add(revision_dir)
         if len(numbers) == have:
             return log
         new = b"".join(self._get(self.key(event_key(revision_dir, seq))) for seq in numbers[have:])
