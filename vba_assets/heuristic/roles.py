@@ -36,6 +36,17 @@ from dataclasses import dataclass
 
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_words import (
+    CLAUSE_ENDS,
+    EXAMPLE_BEFORE,
+    GIVER_ACTS_AFTER,
+    MISBEHAVES_AFTER,
+    MISBEHAVES_BEFORE,
+    OTHER_SUBJECTS,
+    PLACE_PREPOSITIONS,
+    WORKS_AFTER,
+    alternation,
+)
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
@@ -123,6 +134,31 @@ _LOWER_PLACE = (
     r"(?:[a-zäöüßàâçéèêëîïôûùüÿñáíóúа-яё'’-]+\s+){1,4}?"
 )
 _GIVER_ACTS = [re.compile(rf"^\s*(?:{_LOWER_PLACE})?{phrase}") for phrase in _GIVER_ACT_PHRASES]
+#: Issue 29: what a giver does in the languages the phrases above miss ("O X em Goldshire
+#: continua esperando", "X dał mi zadanie"); read for the role only (:attr:`RoleCues.gives`).
+_GIVES = re.compile(
+    rf"^\s*(?:(?:{_LOWER_PLACE})|(?:(?:{'|'.join(PLACE_PREPOSITIONS)})\s+"
+    rf"(?:[^\W\d_]+\s+){{1,3}}?))?{alternation(GIVER_ACTS_AFTER)}"
+)
+#: Issue 29, roles by what is broken (:mod:`.role_words`): a quest NPC that itself fails. After
+#: the name, past a short parenthesis (an id) and closing brackets or quotes: "X has no quest
+#: marker", "(X) is missing", "X nimmt die Quest nicht an", "X no recibe la misión"; before it:
+#: "can't be turned in at the end-npc X", "impossible de parler au pnj X".
+_NOISE = re.compile(r"^[\s)\]\"*»”]*(?:\([^()\n]{0,30}\)[\s)\]\"*»”]*)?")
+#: The tail of a markdown link after its text, as written (``](url)``, a subname ``<Innkeeper>``
+#: first) or blanked out by spaces in the reading text (:attr:`~.source_words.SourceText.prose`).
+_LINK_TAIL = re.compile(r"(?:[ \t]*<[^<>\n]{0,40}>)?(?:\]\([^()\s]{0,300}\)|\]?[ \t]{8,1000})")
+_MISBEHAVES_AFTER = re.compile(rf"^\s*{alternation(MISBEHAVES_AFTER)}")
+_MISBEHAVES_BEFORE = re.compile(rf"(?:^|\W){alternation(MISBEHAVES_BEFORE)}$")
+#: A contrast: the creature works ("turn it in to X just fine", "X was fine"), read in X's clause
+#: (up to a comma or "but"), or X is an example ("e.g. the paladin trainer X").
+_CLAUSE_END = re.compile(rf"[,;:.!?]|\b{alternation(CLAUSE_ENDS)}\b")
+_WORKS = re.compile(
+    rf"^\W*(?:(?!{alternation(OTHER_SUBJECTS)}\b)[^\W\d_]+\W+){{0,4}}?{alternation(WORKS_AFTER)}"
+)
+_EXAMPLE_BEFORE = re.compile(
+    rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
+)
 #: "X gave me The Missing Diplomat" / "X gave me the quest", read in the original case: what X
 #: gave is a quest (a capitalized title or a quest word), not "no loot" or "a beating".
 _GAVE = re.compile(
@@ -172,13 +208,35 @@ class RoleCues:
     affected: int = 0
     quest_giver: int = 0
     location: int = 0
+    #: Issue 29 readings (:mod:`.role_words`), for the role only: they never admit or rank a
+    #: term (:attr:`any_subject_cue` counts the three above), so the searches stay as they were.
+    broken: int = 0  # mentions that say the creature itself fails, beyond ``affected``
+    gives: int = 0  # mentions that say it hands out a quest, beyond ``quest_giver``
+    contrast: int = 0  # mentions that say it works, or give it as an example
 
     def __add__(self, other: "RoleCues") -> "RoleCues":
         return RoleCues(
             self.affected + other.affected,
             self.quest_giver + other.quest_giver,
             self.location + other.location,
+            self.broken + other.broken,
+            self.gives + other.gives,
+            self.contrast + other.contrast,
         )
+
+    def without_giver(self) -> "RoleCues":
+        """These cues without the quest-giver ones (a plural mention is never a giver)."""
+        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast)
+
+    @property
+    def fails(self) -> bool:
+        """True when some mention says the creature itself misbehaves or is missing."""
+        return self.affected > 0 or self.broken > 0
+
+    @property
+    def hands_out(self) -> bool:
+        """True when some mention names it as the giver of a quest."""
+        return self.quest_giver > 0 or self.gives > 0
 
     @property
     def any_subject_cue(self) -> bool:
@@ -206,6 +264,15 @@ def _context(prose: Prose, start: int, end: int) -> tuple[str, str, str]:
         after = after[: boundary.start() + 1]
     normalized = [part.replace("’", "'").casefold() for part in (before, after, surroundings)]
     return normalized[0], normalized[1], normalized[2]
+
+
+def _misbehaves_after(after: str) -> bool:
+    """True when the text after a name says the creature fails (the affected cues after X)."""
+    if any(p.search(after) for p in _AFFECTED_AFTER):
+        return True
+    noise = _NOISE.match(after)
+    plain = after[noise.end() :] if noise is not None else after
+    return any(p.search(plain) for p in (*_AFFECTED_AFTER, _MISBEHAVES_AFTER))
 
 
 def _skip_place(place_end: int | None, end: int, after: str) -> str:
@@ -262,7 +329,45 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
     )
     location = in_place and not affected and not giver
-    return RoleCues(int(affected), int(giver), int(location))
+    broken = not affected and (
+        bool(_MISBEHAVES_BEFORE.search(before))
+        or (not in_place and _misbehaves_after(beyond))
+        or _misbehaves_after(_past_link(prose, end))
+    )
+    gives = not giver and not in_place and bool(_GIVES.search(after))
+    contrast = (
+        not affected
+        and not broken
+        and (_works(beyond) or bool(_EXAMPLE_BEFORE.search(_raw_before(prose, start))))
+    )
+    return RoleCues(
+        int(affected), int(giver), int(location), int(broken), int(gives), int(contrast)
+    )
+
+
+def _past_link(prose: Prose, end: int) -> str:
+    """The text after a markdown link whose text ends at ``end`` (``[X <Sub>](url) doesn't``:
+    " doesn't"), lower-cased and cut at the sentence end; "" when no link tail follows. The
+    window after X is too short to reach past a URL."""
+    tail = _LINK_TAIL.match(prose.text, end)
+    if tail is None:
+        return ""
+    after = prose.text[tail.end() : min(prose.line_end(end), tail.end() + _WINDOW)]
+    boundary = _BOUNDARY.search(after)
+    return (after[: boundary.start() + 1] if boundary else after).replace("’", "'").casefold()
+
+
+def _raw_before(prose: Prose, start: int) -> str:
+    """The window before a mention on its line, lower-cased, not cut at sentence ends ("e.g. the
+    trainer X": the period of "e.g." ends no sentence)."""
+    window = prose.text[max(prose.line_start(start), start - _WINDOW) : start]
+    return window.replace("’", "'").casefold()
+
+
+def _works(after: str) -> bool:
+    """True when the clause after a name says the creature works ("X was fine")."""
+    end = _CLAUSE_END.search(after)
+    return bool(_WORKS.search(after[: end.start()] if end is not None else after))
 
 
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
