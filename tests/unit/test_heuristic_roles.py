@@ -194,6 +194,22 @@ def roles_of(reports: Reports, names: NameIndex, title: str, body: str) -> dict[
             "Swindlekeg just fine.",
             {"Ipfelkofer Ironkeg": "affected_subject", "Tapper Swindlekeg": "other_context"},
         ),
+        # en: each item of the report's own list is something that fails, title or no title
+        (
+            "Raid: Onyxia",
+            "- Onyxia does not cleave in front.\n- Onyxian Warder [NPC 12129]\n  - wrongly placed",
+            {"Onyxia": "affected_subject", "Onyxian Warder": "affected_subject"},
+        ),
+        # fr: the same list, in a report about a quest
+        (
+            "Quête: La bataille pour Fossoyeuse",
+            "- Lady Jaina Proudmoore ne despawn pas quand on échoue la quête.\n"
+            "- Grand Apothecary Putress: c'est un double de lui qui vient nous attaquer.",
+            {
+                "Lady Jaina Proudmoore": "affected_subject",
+                "Grand Apothecary Putress": "affected_subject",
+            },
+        ),
         # de
         (
             "Quest",

@@ -32,6 +32,15 @@ _OTHER_BEFORE = re.compile(
     r"compared to|similar to)\s+(?:the\s+|for example\s+)?$"
 )
 _OTHER_AFTER = re.compile(r"^(?:'s|s'|’s)\s+(?!quest|questline|quests)[a-z]")
+#: A mention that heads a list item ("- X ...", "1. X ...", "- [x] NPC - X ...") or a label line
+#: ("X: drops loot ...") is an item of the report's own list of what is broken.
+_ITEM_PREFIX = re.compile(
+    r"^[ \t>]*(?:(?:[-*•+]|\d{1,3}[.)])[ \t]+)+(?:\[[ xX]\][ \t]*)?"
+    r"(?:(?:npc|nip|нип|нпс|pnj|mob|boss)[ \t]*[-:][ \t]*)?[*_]*$",
+    re.IGNORECASE,
+)
+_LABEL_PREFIX = re.compile(r"^[ \t>*_]*$")
+_LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[ \t]*\S")
 
 
 class RoleReader:
@@ -56,7 +65,8 @@ class RoleReader:
       subject (the defect lies elsewhere);
     * ``other_context``: the title names some creature of the plan and this one is only in the
       body, or another term has an affected cue and this one none ("Thrall is missing ... only
-      Eitrigg is there");
+      Eitrigg is there"), unless a mention heads an item of the report's own list ("- X ...",
+      "X: drops loot ...");
     * ``quest_giver``: a quest-giving creature in a report about a quest beside another subject;
     * else ``affected_subject``: a name a bug report gives is what it is about unless the
       sentence says otherwise; a quest giver that is the only subject is what is broken ("the
@@ -108,6 +118,21 @@ class RoleReader:
                 return False
             found = True
         return found
+
+    def _heads_item(self, term: "Term") -> bool:
+        """True when a mention heads a list item or a label line with more text after it."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                continue
+            line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
+            prefix = prose.text[line_start : span.start]
+            rest = prose.text[span.extent : line_end]
+            if (_ITEM_PREFIX.match(prefix) and rest.strip(" \t*_")) or (
+                _LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)
+            ):
+                return True
+        return False
 
     def _giver_by_tables(self, term: "Term", identities: set[int]) -> bool:
         """True when every creature the term may be starts or ends some quest (not a plural)."""
@@ -185,7 +210,7 @@ class RoleReader:
             return "quest_giver"
         in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
         cued = bool(self._cued_terms) and id(term) not in self._cued_terms
-        if (self._title_terms and not in_title) or cued:
+        if ((self._title_terms and not in_title) or cued) and not self._heads_item(term):
             return "other_context"
         if beside and self.quest_report:
             return "quest_giver"
