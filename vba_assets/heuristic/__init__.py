@@ -40,6 +40,7 @@ __all__ = [
     "prose",
     "references",
     "role_reader",
+    "role_words",
     "roles",
     "source_words",
     "spans",
