@@ -19,6 +19,7 @@ its reply names and the heuristic's version.
 __all__ = [
     "admission",
     "assessment",
+    "broken_cues",
     "candidate_names",
     "categories",
     "common_words",

@@ -23,6 +23,13 @@ common ones and a few French, Spanish and Russian ones:
   header ("Dun Garok, Hillsbrad Foothills. ..."); it only becomes the role when X also looks
   zone-like (see :func:`zone_like`).
 
+Issue 29 ("roles follow what is broken") adds three readings, counted apart so that they decide
+the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
+above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", :mod:`.broken_cues`),
+``gives`` (what a giver does in Portuguese, Polish, Chinese) and ``contrast`` ("X was fine",
+"e.g. X"); their phrases are the word tables of :mod:`.role_words`.
+
 These cues are what the sentence says about one mention; the role a search finally gets, from the
 cues summed over a term's mentions, the quest relations and the title, is :mod:`.role_reader`.
 
@@ -34,19 +41,15 @@ and hypotheticals read like statements.
 import re
 from dataclasses import dataclass
 
+from vba_assets.heuristic.broken_cues import (
+    fails_after,
+    fails_before,
+    past_link,
+    works_or_example,
+)
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.heuristic.prose import Prose
-from vba_assets.heuristic.role_words import (
-    CLAUSE_ENDS,
-    EXAMPLE_BEFORE,
-    GIVER_ACTS_AFTER,
-    MISBEHAVES_AFTER,
-    MISBEHAVES_BEFORE,
-    OTHER_SUBJECTS,
-    PLACE_PREPOSITIONS,
-    WORKS_AFTER,
-    alternation,
-)
+from vba_assets.heuristic.role_words import GIVER_ACTS_AFTER, PLACE_PREPOSITIONS, alternation
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
@@ -139,25 +142,6 @@ _GIVER_ACTS = [re.compile(rf"^\s*(?:{_LOWER_PLACE})?{phrase}") for phrase in _GI
 _GIVES = re.compile(
     rf"^\s*(?:(?:{_LOWER_PLACE})|(?:(?:{'|'.join(PLACE_PREPOSITIONS)})\s+"
     rf"(?:[^\W\d_]+\s+){{1,3}}?))?{alternation(GIVER_ACTS_AFTER)}"
-)
-#: Issue 29, roles by what is broken (:mod:`.role_words`): a quest NPC that itself fails. After
-#: the name, past a short parenthesis (an id) and closing brackets or quotes: "X has no quest
-#: marker", "(X) is missing", "X nimmt die Quest nicht an", "X no recibe la misión"; before it:
-#: "can't be turned in at the end-npc X", "impossible de parler au pnj X".
-_NOISE = re.compile(r"^[\s)\]\"*»”]*(?:\([^()\n]{0,30}\)[\s)\]\"*»”]*)?")
-#: The tail of a markdown link after its text, as written (``](url)``, a subname ``<Innkeeper>``
-#: first) or blanked out by spaces in the reading text (:attr:`~.source_words.SourceText.prose`).
-_LINK_TAIL = re.compile(r"(?:[ \t]*<[^<>\n]{0,40}>)?(?:\]\([^()\s]{0,300}\)|\]?[ \t]{8,1000})")
-_MISBEHAVES_AFTER = re.compile(rf"^\s*{alternation(MISBEHAVES_AFTER)}")
-_MISBEHAVES_BEFORE = re.compile(rf"(?:^|\W){alternation(MISBEHAVES_BEFORE)}$")
-#: A contrast: the creature works ("turn it in to X just fine", "X was fine"), read in X's clause
-#: (up to a comma or "but"), or X is an example ("e.g. the paladin trainer X").
-_CLAUSE_END = re.compile(rf"[,;:.!?]|\b{alternation(CLAUSE_ENDS)}\b")
-_WORKS = re.compile(
-    rf"^\W*(?:(?!{alternation(OTHER_SUBJECTS)}\b)[^\W\d_]+\W+){{0,4}}?{alternation(WORKS_AFTER)}"
-)
-_EXAMPLE_BEFORE = re.compile(
-    rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
 )
 #: "X gave me The Missing Diplomat" / "X gave me the quest", read in the original case: what X
 #: gave is a quest (a capitalized title or a quest word), not "no loot" or "a beating".
@@ -266,15 +250,6 @@ def _context(prose: Prose, start: int, end: int) -> tuple[str, str, str]:
     return normalized[0], normalized[1], normalized[2]
 
 
-def _misbehaves_after(after: str) -> bool:
-    """True when the text after a name says the creature fails (the affected cues after X)."""
-    if any(p.search(after) for p in _AFFECTED_AFTER):
-        return True
-    noise = _NOISE.match(after)
-    plain = after[noise.end() :] if noise is not None else after
-    return any(p.search(plain) for p in (*_AFFECTED_AFTER, _MISBEHAVES_AFTER))
-
-
 def _skip_place(place_end: int | None, end: int, after: str) -> str:
     """``after`` without a leading place phrase ("X in Naxxramas doesn't ..." -> " doesn't ...");
     ``place_end`` is where that phrase ends (:meth:`~.prose.Prose.place_end`)."""
@@ -330,44 +305,15 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
     )
     location = in_place and not affected and not giver
     broken = not affected and (
-        bool(_MISBEHAVES_BEFORE.search(before))
-        or (not in_place and _misbehaves_after(beyond))
-        or _misbehaves_after(_past_link(prose, end))
+        fails_before(before)
+        or (not in_place and fails_after(beyond, _AFFECTED_AFTER))
+        or fails_after(past_link(prose, end), _AFFECTED_AFTER)
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
-    contrast = (
-        not affected
-        and not broken
-        and (_works(beyond) or bool(_EXAMPLE_BEFORE.search(_raw_before(prose, start))))
-    )
+    contrast = not affected and not broken and works_or_example(prose, start, beyond)
     return RoleCues(
         int(affected), int(giver), int(location), int(broken), int(gives), int(contrast)
     )
-
-
-def _past_link(prose: Prose, end: int) -> str:
-    """The text after a markdown link whose text ends at ``end`` (``[X <Sub>](url) doesn't``:
-    " doesn't"), lower-cased and cut at the sentence end; "" when no link tail follows. The
-    window after X is too short to reach past a URL."""
-    tail = _LINK_TAIL.match(prose.text, end)
-    if tail is None:
-        return ""
-    after = prose.text[tail.end() : min(prose.line_end(end), tail.end() + _WINDOW)]
-    boundary = _BOUNDARY.search(after)
-    return (after[: boundary.start() + 1] if boundary else after).replace("’", "'").casefold()
-
-
-def _raw_before(prose: Prose, start: int) -> str:
-    """The window before a mention on its line, lower-cased, not cut at sentence ends ("e.g. the
-    trainer X": the period of "e.g." ends no sentence)."""
-    window = prose.text[max(prose.line_start(start), start - _WINDOW) : start]
-    return window.replace("’", "'").casefold()
-
-
-def _works(after: str) -> bool:
-    """True when the clause after a name says the creature works ("X was fine")."""
-    end = _CLAUSE_END.search(after)
-    return bool(_WORKS.search(after[: end.start()] if end is not None else after))
 
 
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
