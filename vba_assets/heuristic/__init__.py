@@ -19,6 +19,7 @@ its reply names and the heuristic's version.
 __all__ = [
     "admission",
     "assessment",
+    "broken_cues",
     "candidate_names",
     "categories",
     "common_words",
@@ -40,6 +41,7 @@ __all__ = [
     "prose",
     "references",
     "role_reader",
+    "role_words",
     "roles",
     "source_words",
     "spans",

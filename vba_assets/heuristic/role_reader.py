@@ -32,24 +32,49 @@ _OTHER_BEFORE = re.compile(
     r"compared to|similar to)\s+(?:the\s+|for example\s+)?$"
 )
 _OTHER_AFTER = re.compile(r"^(?:'s|s'|’s)\s+(?!quest|questline|quests)[a-z]")
+#: A mention that heads a list item ("- X ...", "1. X ...", "- [x] NPC - X ...") or a label line
+#: ("X: drops loot ...") is an item of the report's own list of what is broken.
+_ITEM_PREFIX = re.compile(
+    r"^[ \t>]*(?:(?:[-*•+]|\d{1,3}[.)])[ \t]+)+(?:\[[ xX]\][ \t]*)?"
+    r"(?:(?:npc|nip|нип|нпс|pnj|mob|boss)[ \t]*[-:][ \t]*)?[*_]*$",
+    re.IGNORECASE,
+)
+_LABEL_PREFIX = re.compile(r"^[ \t>*_]*$")
+_LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[ \t]*\S")
 
 
 class RoleReader:
-    """Roles of the heuristic plan from the quest relations and the sentence (step 7).
+    """Roles of the heuristic plan by what is broken (step 7; issue 29, ARCHITECTURE 15).
 
-    * ``quest_giver``: the term's creature starts or ends some quest (``creature_queststarter`` /
-      ``creature_questender`` in the name index: a linked or written identity, else every entry
-      of its exact name) and the report is about a quest (its title names a quest or links one,
-      or a quest-giver cue stands next to the name); a plural mention never is;
+    In order, for a taken term with the summed ``cues`` of its mentions:
+
     * ``other_context``: every mention is a landmark, a comparison or an exception ("near X",
       "north of X", "more than X", "except X", "X's tunnel");
-    * ``location_context``: as before (a locative cue and a zone-like name);
+    * ``affected_subject``: a mention says the creature itself fails (an affected cue of
+      :mod:`.roles`: "X doesn't spawn", "no X", "X has no quest marker", "can't turn in to X",
+      "X nimmt die Quest nicht an"), or another term of the same creature does. A quest giver
+      or ender that misbehaves is affected like any creature;
+    * ``other_context``: a mention says it works or gives it as an example ("turn it in to X just
+      fine", "X was fine", "e.g. X");
+    * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
+      "return to X", "quest from X"); a plural mention never is;
+    * ``location_context``: a locative cue and a zone-like name;
+    * ``quest_giver``: its creature starts or ends some quest (``creature_queststarter`` /
+      ``creature_questender`` in the name index: a linked or written identity, else every entry
+      of its exact name), the title names a quest or links one, and another term is the
+      subject (the defect lies elsewhere);
+    * ``other_context``: the title names some creature of the plan and this one is only in the
+      body, or another term has an affected cue and this one none ("Thrall is missing ... only
+      Eitrigg is there"), unless a mention heads an item of the report's own list ("- X ...",
+      "X: drops loot ...");
+    * ``quest_giver``: a quest-giving creature in a report about a quest beside another subject;
     * else ``affected_subject``: a name a bug report gives is what it is about unless the
-      sentence says otherwise (in real reports most named creatures are affected).
+      sentence says otherwise; a quest giver that is the only subject is what is broken ("the
+      NPC <link> does not give the quest").
 
     What it cannot do: the quest tables say that a creature gives *some* quest, not the one the
-    report is about; a quest NPC whose problem is its gossip or spawn, in a report that also
-    talks about quests, is read as a quest giver.
+    report is about; a failure written far from the name or through a pronoun ("talk to him
+    again: nothing") is not seen, so a giver beside another named creature stays ``quest_giver``.
     """
 
     def __init__(
@@ -64,8 +89,9 @@ class RoleReader:
         self.quest_report = self.quest_title or bool(_QUEST_WORDS.search(body))
         self._title_terms: set[int] = set()
         self._title_identities: set[int] = set()
-        self._cued_identities: set[int] = set()
+        self._broken_identities: set[int] = set()
         self._cued_terms: set[int] = set()
+        self._subjects: list[tuple[int, set[int]]] = []
 
     def identities(self, term: "Term") -> set[int]:
         """The creatures a term may be: its reference, its misspelling's, else its exact names."""
@@ -93,31 +119,46 @@ class RoleReader:
             found = True
         return found
 
-    def _giver(self, term: "Term", cues: RoleCues) -> SearchRole | None:
-        """``quest_giver`` by the quest relations and the title or a giver cue, or by more giver
-        than affected cues; None otherwise."""
-        identities = self.identities(term)
+    def _heads_item(self, term: "Term") -> bool:
+        """True when a mention heads a list item or a label line with more text after it."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                continue
+            line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
+            prefix = prose.text[line_start : span.start]
+            rest = prose.text[span.extent : line_end]
+            if (_ITEM_PREFIX.match(prefix) and rest.strip(" \t*_")) or (
+                _LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)
+            ):
+                return True
+        return False
+
+    def _giver_by_tables(self, term: "Term", identities: set[int]) -> bool:
+        """True when every creature the term may be starts or ends some quest (not a plural)."""
         plural = all(span.kind in ("singular", "catalog_singular") for span in term.spans)
-        if plural:
-            return None
-        givers = bool(identities) and all(self._index.quest_giver(i) for i in identities)
-        if givers and (self.quest_title or cues.quest_giver > 0):
-            return "quest_giver"
-        if cues.quest_giver > cues.affected:
-            return "quest_giver"  # the sentence says so, whatever the tables hold
-        return None
+        return (
+            not plural and bool(identities) and all(self._index.quest_giver(i) for i in identities)
+        )
 
     def anchor(self, terms: Sequence["Term"], cues: Sequence[RoleCues] = ()) -> None:
-        """Note which creatures the title names and whether the sentences single out a subject
-        (see :meth:`role`): terms with a mention in the title whose creature is known (a
-        reference, a misspelling's, or one exact name); some term with an affected cue."""
+        """Note which creatures the title names, which ones a sentence says fail, and which
+        terms are a subject (see :meth:`role`): terms with a mention in the title whose creature
+        is known (a reference, a misspelling's, or one exact name); terms with an affected cue;
+        subjects are those and every term of a known creature that is neither a quest giver (by
+        the tables or the sentence), a contrast nor a landmark."""
         cued = [
             t
             for t, c in zip(terms, cues, strict=False)
             if c.affected > 0 and (t.reference or t.exact or t.misspelling)
         ]
         self._cued_terms = {id(t) for t in cued}
-        self._cued_identities = {identity for term in cued for identity in self.identities(term)}
+        self._broken_identities = {
+            identity
+            for t, c in zip(terms, cues, strict=False)
+            if c.fails and (t.reference or t.exact or t.misspelling)
+            for identity in self.identities(t)
+        }
         context_givers = {
             id(t) for t, c in zip(terms, cues, strict=False) if c.quest_giver > c.affected
         }
@@ -130,34 +171,47 @@ class RoleReader:
         ]
         self._title_identities = {identity for term in titled for identity in self.identities(term)}
         self._title_terms = {id(t) for t in titled}
+        self._subjects = []
+        for term, cue in zip(terms, cues, strict=False):
+            identities = self.identities(term)
+            known = bool(term.reference or term.exact or term.misspelling or term.inflected)
+            named_only = (
+                cue.hands_out
+                or cue.contrast > 0
+                or self._giver_by_tables(term, identities)
+                or self._other(term)
+            )
+            if cue.fails or (known and not named_only):
+                self._subjects.append((id(term), identities))
+
+    def _beside_subject(self, term: "Term", identities: set[int]) -> bool:
+        """True when another term, of another creature, is a subject of the report."""
+        return any(
+            other != id(term) and not (found & identities) for other, found in self._subjects
+        )
 
     def role(self, term: "Term", cues: RoleCues) -> SearchRole | None:
-        """The role of ``term`` with the summed ``cues`` of its mentions (None: no opinion).
-
-        In order: a quest giver (its creature gives quests and the title names a quest, or a
-        giver cue stands next to it); more giver than affected cues; a landmark or
-        comparison; a place; then, when the title names some creature of the plan, a creature
-        named only in the body without an affected cue is context ("Thrall is missing ... only
-        Eitrigg is there"); a quest-giving creature in a report about a quest; else affected.
-        """
+        """The role of ``term`` with the summed ``cues`` of its mentions (see the class)."""
         identities = self.identities(term)
         plural = all(span.kind in ("singular", "catalog_singular") for span in term.spans)
-        givers = bool(identities) and all(self._index.quest_giver(i) for i in identities)
-        giver = self._giver(term, cues)
-        if giver is not None:
-            return giver
         if self._other(term):
             return "other_context"
-        if cues.location > 0 and cues.affected == 0 and zone_like(term.text):
-            return "location_context"
-        in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
-        cued = (
-            bool(self._cued_terms)
-            and id(term) not in self._cued_terms
-            and not identities & self._cued_identities
-        )
-        if ((self._title_terms and not in_title) or cued) and cues.affected == 0:
+        if cues.fails or bool(identities & self._broken_identities):
+            return "affected_subject"
+        if cues.contrast > 0:
             return "other_context"
-        if givers and not plural and self.quest_report and cues.affected == 0:
+        if cues.hands_out and not plural:
+            return "quest_giver"
+        if cues.location > 0 and zone_like(term.text):
+            return "location_context"
+        giver = self._giver_by_tables(term, identities)
+        beside = giver and self._beside_subject(term, identities)
+        if beside and self.quest_title:
+            return "quest_giver"
+        in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
+        cued = bool(self._cued_terms) and id(term) not in self._cued_terms
+        if ((self._title_terms and not in_title) or cued) and not self._heads_item(term):
+            return "other_context"
+        if beside and self.quest_report:
             return "quest_giver"
         return "affected_subject"

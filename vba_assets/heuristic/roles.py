@@ -23,6 +23,13 @@ common ones and a few French, Spanish and Russian ones:
   header ("Dun Garok, Hillsbrad Foothills. ..."); it only becomes the role when X also looks
   zone-like (see :func:`zone_like`).
 
+Issue 29 ("roles follow what is broken") adds three readings, counted apart so that they decide
+the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
+above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", :mod:`.broken_cues`),
+``gives`` (what a giver does in Portuguese, Polish, Chinese) and ``contrast`` ("X was fine",
+"e.g. X"); their phrases are the word tables of :mod:`.role_words`.
+
 These cues are what the sentence says about one mention; the role a search finally gets, from the
 cues summed over a term's mentions, the quest relations and the title, is :mod:`.role_reader`.
 
@@ -34,8 +41,15 @@ and hypotheticals read like statements.
 import re
 from dataclasses import dataclass
 
+from vba_assets.heuristic.broken_cues import (
+    fails_after,
+    fails_before,
+    past_link,
+    works_or_example,
+)
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_words import GIVER_ACTS_AFTER, PLACE_PREPOSITIONS, alternation
 
 _WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
@@ -123,6 +137,12 @@ _LOWER_PLACE = (
     r"(?:[a-zäöüßàâçéèêëîïôûùüÿñáíóúа-яё'’-]+\s+){1,4}?"
 )
 _GIVER_ACTS = [re.compile(rf"^\s*(?:{_LOWER_PLACE})?{phrase}") for phrase in _GIVER_ACT_PHRASES]
+#: Issue 29: what a giver does in the languages the phrases above miss ("O X em Goldshire
+#: continua esperando", "X dał mi zadanie"); read for the role only (:attr:`RoleCues.gives`).
+_GIVES = re.compile(
+    rf"^\s*(?:(?:{_LOWER_PLACE})|(?:(?:{'|'.join(PLACE_PREPOSITIONS)})\s+"
+    rf"(?:[^\W\d_]+\s+){{1,3}}?))?{alternation(GIVER_ACTS_AFTER)}"
+)
 #: "X gave me The Missing Diplomat" / "X gave me the quest", read in the original case: what X
 #: gave is a quest (a capitalized title or a quest word), not "no loot" or "a beating".
 _GAVE = re.compile(
@@ -172,13 +192,35 @@ class RoleCues:
     affected: int = 0
     quest_giver: int = 0
     location: int = 0
+    #: Issue 29 readings (:mod:`.role_words`), for the role only: they never admit or rank a
+    #: term (:attr:`any_subject_cue` counts the three above), so the searches stay as they were.
+    broken: int = 0  # mentions that say the creature itself fails, beyond ``affected``
+    gives: int = 0  # mentions that say it hands out a quest, beyond ``quest_giver``
+    contrast: int = 0  # mentions that say it works, or give it as an example
 
     def __add__(self, other: "RoleCues") -> "RoleCues":
         return RoleCues(
             self.affected + other.affected,
             self.quest_giver + other.quest_giver,
             self.location + other.location,
+            self.broken + other.broken,
+            self.gives + other.gives,
+            self.contrast + other.contrast,
         )
+
+    def without_giver(self) -> "RoleCues":
+        """These cues without the quest-giver ones (a plural mention is never a giver)."""
+        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast)
+
+    @property
+    def fails(self) -> bool:
+        """True when some mention says the creature itself misbehaves or is missing."""
+        return self.affected > 0 or self.broken > 0
+
+    @property
+    def hands_out(self) -> bool:
+        """True when some mention names it as the giver of a quest."""
+        return self.quest_giver > 0 or self.gives > 0
 
     @property
     def any_subject_cue(self) -> bool:
@@ -262,7 +304,16 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
     )
     location = in_place and not affected and not giver
-    return RoleCues(int(affected), int(giver), int(location))
+    broken = not affected and (
+        fails_before(before)
+        or (not in_place and fails_after(beyond, _AFFECTED_AFTER))
+        or fails_after(past_link(prose, end), _AFFECTED_AFTER)
+    )
+    gives = not giver and not in_place and bool(_GIVES.search(after))
+    contrast = not affected and not broken and works_or_example(prose, start, beyond)
+    return RoleCues(
+        int(affected), int(giver), int(location), int(broken), int(gives), int(contrast)
+    )
 
 
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")

@@ -196,7 +196,7 @@ def group_terms(
         term.spans.append(span)
         cues = mention_cues(texts[span.source], span.start, span.extent)
         if span.kind in PLURAL_KINDS:
-            cues = RoleCues(cues.affected, 0, cues.location)
+            cues = cues.without_giver()  # a plural mention is never a quest giver
         term.cues = term.cues + cues
     for term in terms.values():
         term.spans.sort(key=lambda s: s.position)

@@ -1,0 +1,258 @@
+"""Roles follow what is broken (issue 29, ARCHITECTURE 15): the heuristic's role decision.
+
+``affected_subject`` is every creature the report says misbehaves or is missing, a quest giver or
+ender that itself misbehaves included; ``quest_giver`` a creature named as the start or end of a
+quest whose defect lies elsewhere; ``other_context`` the rest. Small made-up sentences (quality
+tests of the heuristic's reading, not plumbing) in English, German, French, Spanish, Russian and
+Portuguese: first the cues of one mention (:func:`~vba_assets.heuristic.roles.mention_cues`,
+pure), then the role of a whole plan with the packaged name index (real creature names, so the
+quest tables are the real ones: Marshal Dughan 240 ends "Wanted: Hogger", Hogger 448 gives none).
+"""
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vba_assets.config import embedded_project_config
+from vba_assets.domain.protocol import current_protocol
+from vba_assets.domain.resolution.models import ProposedSearch
+from vba_assets.domain.resolution.rules import validate_plan
+from vba_assets.domain.stage_context import plan_stage_context
+from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.planning import plan_searches
+from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.roles import RoleCues, mention_cues
+from vba_assets.intake import import_report
+from vba_assets.store import Workspace
+
+CATALOGS = embedded_project_config("unused").catalogs
+
+
+def cues_of(text: str, name: str) -> RoleCues:
+    """The cues of the first mention of ``name`` in ``text``."""
+    start = text.index(name)
+    return mention_cues(Prose(text), start, start + len(name))
+
+
+# --- the cues of one mention --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The quest giver Marshal Dughan has no quest marker.", "Marshal Dughan"),
+        ("The NPC (Marshal Dughan) is DESPAWNING when I get too far.", "Marshal Dughan"),
+        ('The quest can\'t be turned in at the end-npc "Foreman Oslow".', "Foreman Oslow"),
+        ("[Belgaristrasz](https://www.wowhead.com/npc=27658) doesn't take it.", "Belgaristrasz"),
+        ("Unable to close quest with Marshal Dughan.", "Marshal Dughan"),
+        ("Marschall Dughan nimmt die Quest nicht an.", "Marschall Dughan"),
+        ("Der Questgeber Marschall Dughan hat kein Fragezeichen.", "Marschall Dughan"),
+        ("Le PNJ Maréchal Dughan ne nous parle pas.", "Maréchal Dughan"),
+        ("Impossible de parler au pnj Maréchal Dughan.", "Maréchal Dughan"),
+        ("El Alguacil Dughan no me da la misión.", "Alguacil Dughan"),
+        ("Маршал Дугхан не даёт задание.", "Маршал Дугхан"),
+        ("O Delegado Durão não aparece.", "Delegado Durão"),
+    ],
+)
+def test_a_creature_that_itself_fails_is_read_as_failing(text: str, name: str) -> None:
+    assert cues_of(text, name).fails
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # the giver hands out the quest; the failure is the next creature's
+        (
+            "Marshal Dughan gives the quest but the mob Hogger does not drop the item.",
+            "Marshal Dughan",
+        ),
+        (
+            "Marschall Dughan gibt die Quest, aber Hogger lässt die Klaue nicht fallen.",
+            "Marschall Dughan",
+        ),
+        (
+            "Le Maréchal Dughan m'a donné la quête, mais Lardeur ne lâche pas la griffe.",
+            "Maréchal Dughan",
+        ),
+        # "X and no Y": the negation is about Y
+        ("Wolves north of the camp & Hogger) and no Defias Bandits at the falls.", "Hogger"),
+        # "X me dio": a giver, not a failure
+        ("El Alguacil Dughan me dio la misión, pero Hogger no aparece.", "Alguacil Dughan"),
+    ],
+)
+def test_a_creature_named_beside_the_failure_is_not_failing(text: str, name: str) -> None:
+    assert not cues_of(text, name).fails
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "works"),
+    [
+        ("My Horde alt can turn it in to Tapper Swindlekeg just fine.", "Tapper Swindlekeg", True),
+        ("Captain Greenskin was fine.", "Captain Greenskin", True),
+        ("Der Questgeber Marschall Dughan funktioniert.", "Marschall Dughan", True),
+        ("The paladin trainer works (e.g. the trainer Tullas teaches all).", "Tullas", True),
+        # something else is what works
+        (
+            "We called Nefarian, everything is working fine but he is not attackable.",
+            "Nefarian",
+            False,
+        ),
+    ],
+)
+def test_a_creature_said_to_work_is_a_contrast(text: str, name: str, works: bool) -> None:
+    cues = cues_of(text, name)
+    assert (cues.contrast > 0) is works or (not works and cues.fails)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("O Marshal Dughan em Goldshire continua esperando a garra.", "Marshal Dughan"),
+        ("Marshal Dughan gave me the quest.", "Marshal Dughan"),
+        ("Marschall Dughan hat mich zu Hogger geschickt.", "Marschall Dughan"),
+    ],
+)
+def test_a_creature_that_hands_out_the_quest_is_read_as_a_giver(text: str, name: str) -> None:
+    cues = cues_of(text, name)
+    assert cues.hands_out and not cues.fails
+
+
+def test_a_plural_mention_keeps_its_failure_but_never_gives() -> None:
+    cues = RoleCues(affected=1, quest_giver=1, broken=1, gives=1, contrast=0)
+    plural = cues.without_giver()
+    assert (plural.fails, plural.hands_out) == (True, False)
+    assert plural + RoleCues(location=1) == RoleCues(1, 0, 1, 1, 0, 0)
+
+
+# --- the role of a whole plan -------------------------------------------------------------------
+
+
+class Reports:
+    """Imports hand-written reports into one workspace; returns their case.json documents."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.workspace = Workspace(root / "ws")
+
+    def text(self, title: str, body: str) -> dict[str, Any]:
+        case_id = "ROLE-" + hashlib.sha256((title + body).encode()).hexdigest()[:10]
+        path = self.root / f"{case_id}.json"
+        report = {
+            "case_id": case_id,
+            "title": title,
+            "body": body,
+            "reported_at": "2026-09-24T21:47:12+02:00",
+        }
+        path.write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
+        import_report(self.workspace, path)
+        case_json = self.workspace.root / "cases" / case_id / "case.json"
+        return dict(json.loads(case_json.read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Reports:
+    return Reports(tmp_path_factory.mktemp("roles"))
+
+
+def roles_of(reports: Reports, names: NameIndex, title: str, body: str) -> dict[str, str]:
+    """``term -> role`` of the heuristic plan (a valid plan, checked by the controller's rules)."""
+    case = reports.text(title, body)
+    plan = plan_searches(plan_stage_context(case, CATALOGS, 4), names)
+    assert validate_plan(plan, case, CATALOGS, 4, current_protocol()) == []
+    searches: list[ProposedSearch] = plan.searches
+    return {search.term: search.role for search in searches}
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "expected"),
+    [
+        # en: the quest giver itself is broken
+        (
+            "Quest giver problem",
+            "The quest giver Marshal Dughan has no quest marker.",
+            {"Marshal Dughan": "affected_subject"},
+        ),
+        # en: the giver is named; the defect is the mob's
+        (
+            "Quest item",
+            "Marshal Dughan gives the quest but the mob Hogger does not drop the item.",
+            {"Marshal Dughan": "quest_giver", "Hogger": "affected_subject"},
+        ),
+        # en: a report about a quest whose only creature is its ender: that ender is what fails
+        (
+            "Quest turn-in broken",
+            "Marshal Dughan, Goldshire: the turn-in window is empty although I have the item.",
+            {"Marshal Dughan": "affected_subject"},
+        ),
+        # en: the other faction's giver that works is context
+        (
+            "Brewfest",
+            "Ipfelkofer Ironkeg won't take the quest, my Horde alt can turn it in to Tapper "
+            "Swindlekeg just fine.",
+            {"Ipfelkofer Ironkeg": "affected_subject", "Tapper Swindlekeg": "other_context"},
+        ),
+        # en: each item of the report's own list is something that fails, title or no title
+        (
+            "Raid: Onyxia",
+            "- Onyxia does not cleave in front.\n- Onyxian Warder [NPC 12129]\n  - wrongly placed",
+            {"Onyxia": "affected_subject", "Onyxian Warder": "affected_subject"},
+        ),
+        # fr: the same list, in a report about a quest
+        (
+            "Quête: La bataille pour Fossoyeuse",
+            "- Lady Jaina Proudmoore ne despawn pas quand on échoue la quête.\n"
+            "- Grand Apothecary Putress: c'est un double de lui qui vient nous attaquer.",
+            {
+                "Lady Jaina Proudmoore": "affected_subject",
+                "Grand Apothecary Putress": "affected_subject",
+            },
+        ),
+        # de
+        (
+            "Quest",
+            "Marschall Dughan nimmt die Quest nicht an, obwohl ich die Klaue habe.",
+            {"Marschall Dughan": "affected_subject"},
+        ),
+        (
+            "Quest",
+            "Marschall Dughan gibt die Quest, aber Hogger lässt die Klaue nicht fallen.",
+            {"Marschall Dughan": "quest_giver", "Hogger": "affected_subject"},
+        ),
+        # fr
+        (
+            "Quête",
+            "Le Maréchal Dughan ne donne pas la quête.",
+            {"Maréchal Dughan": "affected_subject"},
+        ),
+        (
+            "Quête",
+            "Le Maréchal Dughan m'a donné la quête, mais Lardeur ne lâche pas la griffe.",
+            {"Maréchal Dughan": "quest_giver", "Lardeur": "affected_subject"},
+        ),
+        # es
+        (
+            "Misión",
+            "El Alguacil Dughan no me da la misión.",
+            {"Alguacil Dughan": "affected_subject"},
+        ),
+        # ru
+        (
+            "Задание",
+            "Маршал Дугхан не даёт задание.",
+            {"Маршал Дугхан": "affected_subject"},
+        ),
+        (
+            "Задание",
+            "Маршал Дугхан дал задание, но Дробитель не появляется.",
+            {"Маршал Дугхан": "quest_giver", "Дробитель": "affected_subject"},
+        ),
+    ],
+)
+def test_roles_follow_what_is_broken(
+    reports: Reports, names: NameIndex, title: str, body: str, expected: dict[str, str]
+) -> None:
+    roles = roles_of(reports, names, title, body)
+    assert {term: roles.get(term) for term in expected} == expected

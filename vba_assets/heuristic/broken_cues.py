@@ -1,0 +1,87 @@
+"""The issue-29 role cues of one mention: the creature itself fails, or works (ARCHITECTURE 15).
+
+:mod:`.roles` reads the older cues around a mention and calls these for the readings of "roles
+follow what is broken"; the phrases are the word tables of :mod:`.role_words`, compiled here once.
+Every function reads a bounded window around one mention (at most :data:`WINDOW` characters, and
+a link tail of bounded length), so a pass over a report's mentions stays linear in its size.
+
+* :func:`fails_before` / :func:`fails_after`: the creature itself fails ("can't be turned in at
+  the end-npc X", "X has no quest marker", "(X) is DESPAWNING", "X nimmt die Quest nicht an");
+  after the name, a short parenthesis (an id) and closing brackets or quotes are skipped;
+* :func:`past_link`: the text after a markdown link's tail (``[X <Sub>](url) doesn't``), which
+  the window after the link text does not reach;
+* :func:`works_or_example`: the creature works ("turn it in to X just fine", "X was fine") or is
+  an example ("e.g. the paladin trainer X").
+
+What it cannot do: it reads phrases next to the name, not sentences; a failure said through a
+pronoun ("talk to him again: nothing") or far from the name is not seen.
+"""
+
+import re
+from collections.abc import Sequence
+
+from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_words import (
+    CLAUSE_ENDS,
+    EXAMPLE_BEFORE,
+    MISBEHAVES_AFTER,
+    MISBEHAVES_BEFORE,
+    OTHER_SUBJECTS,
+    WORKS_AFTER,
+    alternation,
+)
+
+#: The window read after a link tail and before a mention (as :mod:`.roles` reads).
+WINDOW = 60
+_BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
+_NOISE = re.compile(r"^[\s)\]\"*»”]*(?:\([^()\n]{0,30}\)[\s)\]\"*»”]*)?")
+#: The tail of a markdown link after its text, as written (``](url)``, a subname ``<Innkeeper>``
+#: first) or blanked out by spaces in the reading text (:attr:`~.source_words.SourceText.prose`).
+_LINK_TAIL = re.compile(r"(?:[ \t]*<[^<>\n]{0,40}>)?(?:\]\([^()\s]{0,300}\)|\]?[ \t]{8,1000})")
+_FAILS_AFTER = re.compile(rf"^\s*{alternation(MISBEHAVES_AFTER)}")
+_FAILS_BEFORE = re.compile(rf"(?:^|\W){alternation(MISBEHAVES_BEFORE)}$")
+_CLAUSE_END = re.compile(rf"[,;:.!?]|\b{alternation(CLAUSE_ENDS)}\b")
+_WORKS = re.compile(
+    rf"^\W*(?:(?!{alternation(OTHER_SUBJECTS)}\b)[^\W\d_]+\W+){{0,4}}?{alternation(WORKS_AFTER)}"
+)
+_EXAMPLE_BEFORE = re.compile(
+    rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
+)
+
+
+def fails_before(before: str) -> bool:
+    """True when the lower-cased text before a name says it fails ("unable to close quest with")."""
+    return bool(_FAILS_BEFORE.search(before))
+
+
+def fails_after(after: str, affected_after: Sequence[re.Pattern[str]]) -> bool:
+    """True when the lower-cased text after a name says it fails: one of ``affected_after`` (the
+    older cues of :mod:`.roles`) or of :data:`~.role_words.MISBEHAVES_AFTER`, also past a short
+    parenthesis and closing brackets or quotes ("(X) is missing", "X(5981)ne despawn pas")."""
+    if any(p.search(after) for p in affected_after):
+        return True
+    noise = _NOISE.match(after)
+    plain = after[noise.end() :] if noise is not None else after
+    return any(p.search(plain) for p in (*affected_after, _FAILS_AFTER))
+
+
+def past_link(prose: Prose, end: int) -> str:
+    """The text after a markdown link whose text ends at ``end`` (``[X <Sub>](url) doesn't``:
+    " doesn't"), lower-cased and cut at the sentence end; "" when no link tail follows."""
+    tail = _LINK_TAIL.match(prose.text, end)
+    if tail is None:
+        return ""
+    after = prose.text[tail.end() : min(prose.line_end(end), tail.end() + WINDOW)]
+    boundary = _BOUNDARY.search(after)
+    return (after[: boundary.start() + 1] if boundary else after).replace("’", "'").casefold()
+
+
+def works_or_example(prose: Prose, start: int, after: str) -> bool:
+    """True when the clause after a name (lower-cased ``after``, up to a comma or "but") says it
+    works ("X was fine"), or the text before it on its line gives it as an example ("e.g. the
+    trainer X": read without the sentence cut, whose period "e.g." would end)."""
+    end = _CLAUSE_END.search(after)
+    if _WORKS.search(after[: end.start()] if end is not None else after):
+        return True
+    window = prose.text[max(prose.line_start(start), start - WINDOW) : start]
+    return bool(_EXAMPLE_BEFORE.search(window.replace("’", "'").casefold()))
