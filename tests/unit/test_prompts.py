@@ -36,7 +36,11 @@ from vba_assets.samples import sample_report_paths
 ROOT = Path(vba_assets.__file__).parent / "prompts"
 #: Released versions never change. This digest of each version's lock entry makes a silent
 #: rewrite of LOCK.json fail too: change a prompt in a NEW version directory instead.
-RELEASED = {"v1": "8e92075e0175dce2482a8055a5b21219e718096864f239c41407883a320c4ea0"}
+RELEASED = {
+    "v1": "8e92075e0175dce2482a8055a5b21219e718096864f239c41407883a320c4ea0",
+    # frozen by protocol 4 and 5 revisions (v3, protocol 6's, is pinned when protocol 6 is released)
+    "v2": "a9ac3d1c0fe59fce8379df3a7c876f523ada61df0e535c37fafa21bf8ba8e153",
+}
 
 
 def test_the_lock_records_every_file_of_every_version() -> None:
