@@ -36,11 +36,30 @@ def _project(args: argparse.Namespace) -> Any:
 
 
 def _workspace(args: argparse.Namespace) -> Any:
+    """``--workspace`` (a local folder), else the project config's: local, or a bucket with a
+    local working copy (``[workspace] url``)."""
     from vba_assets.store import Workspace
+    from vba_assets.store.opening import open_workspace
 
     if getattr(args, "workspace", None):
         return Workspace(Path(args.workspace).resolve())
-    return Workspace(_project(args).workspace)
+    return open_workspace(_project(args))
+
+
+def _bucket(args: argparse.Namespace) -> Any:
+    """The project config's bucket (``vba export`` / ``import-package``), or exit 3 without."""
+    from vba_assets.errors import ConfigError
+    from vba_assets.store.opening import open_bucket
+
+    config = _project(args)
+    if config.bucket is None:
+        raise ConfigError(
+            ErrorCode.CONFIG_INVALID,
+            f"{config.source}: no [workspace] url = 's3://...': this command copies between a "
+            "bucket and a folder",
+            key="workspace.url",
+        )
+    return open_bucket(config.bucket)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -201,17 +220,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from vba_assets.pipeline.verification import verify_case, verify_workspace
 
     workspace = _workspace(args)
+    if args.revision and not args.case_id:
+        print("vba: error: --revision needs --case-id", file=sys.stderr)
+        return 2
+    if workspace.bucket is not None:  # the bucket's bytes, each case from a fresh download
+        from vba_assets.package_transfer import verify_from_bucket
+
+        ids = [args.case_id] if args.case_id else None
+        return _print_verified(args, verify_from_bucket(workspace.bucket, ids, args.revision))
     if args.case_id:
         package = workspace.case(args.case_id)
         _require_case(package)
         if args.revision:
             _require_revision(package, args.revision)
         reports = [verify_case(package, [args.revision] if args.revision else None)]
-    elif args.revision:
-        print("vba: error: --revision needs --case-id", file=sys.stderr)
-        return 2
     else:
         reports = verify_workspace(workspace)
+    return _print_verified(args, reports)
+
+
+def _print_verified(args: argparse.Namespace, reports: Sequence[Any]) -> int:
     error_count = sum(len([f for f in r.all_findings() if f.is_error]) for r in reports)
     if args.json:
         document = {
@@ -223,6 +251,26 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         print("\n".join(_verify_lines(reports, error_count)))
     return 0 if error_count == 0 else 5
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """``vba export --to DIR``: the bucket's packages into ``DIR/cases/``, verified there."""
+    from vba_assets.package_transfer import export_cases
+
+    ids = [args.case_id] if args.case_id else None
+    copied = export_cases(_bucket(args), Path(args.to).resolve(), ids)
+    for item in copied:
+        print(item.transfer.line())
+    return _print_verified(args, [item.report for item in copied])
+
+
+def cmd_import_package(args: argparse.Namespace) -> int:
+    """``vba import-package DIR``: a verified local case folder into the bucket, verified there."""
+    from vba_assets.package_transfer import import_package
+
+    copied = import_package(_bucket(args), Path(args.package))
+    print(copied.transfer.line())
+    return _print_verified(args, [copied.report])
 
 
 def _require_case(package: Any) -> None:
@@ -485,6 +533,24 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument("--case-id", help="verify this case (default: every case of the workspace)")
     ver.add_argument("--revision", help="only this revision of --case-id (default: every one)")
     ver.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+    exp = add(
+        "export",
+        cmd_export,
+        "Copy case packages from the project's bucket ([workspace] url) into DIR/cases/ and "
+        "verify them there; the folder verifies without the bucket and without the DB.",
+    )
+    exp.add_argument("--to", required=True, metavar="DIR", help="a workspace folder to copy into")
+    exp.add_argument("--case-id", help="only this case (default: every case of the bucket)")
+    exp.add_argument("--json", action="store_true", help="print the findings as JSON")
+    ipk = add(
+        "import-package",
+        cmd_import_package,
+        "Copy a local case folder (<workspace>/cases/<CASE-ID>) into the project's bucket: "
+        "verified before it is sent, and again as it arrived. Objects are created only.",
+    )
+    ipk.add_argument("package", help="the case folder, named by its case id")
+    ipk.add_argument("--json", action="store_true", help="print the findings as JSON")
     return parser
 
 

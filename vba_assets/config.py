@@ -19,6 +19,7 @@ from vba_assets.domain.case.report_source import REPOSITORY_PATTERN
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.limits import MAX_SEARCHES
 from vba_assets.errors import ConfigError, ErrorCode
+from vba_assets.workspace_config import BucketConfig, split_workspace_table
 
 #: ``database.url`` value that selects the packaged demo world DB (SQLite, built on first use).
 EMBEDDED_DEMO_URL = "embedded:demo"
@@ -263,7 +264,12 @@ class TrackerConfig(StrictModel):
 class ProjectConfig(StrictModel):
     """Everything an operator configures for one deployment."""
 
-    workspace: Path = Field(description="Root folder of case packages and the inbox.")
+    workspace: Path = Field(
+        description="Root folder of case packages and the inbox (with a bucket: the working copy)."
+    )
+    bucket: BucketConfig | None = Field(
+        default=None, description="[workspace] url = 's3://...': case packages in a bucket."
+    )
     database: DatabaseConfig
     entity_resolution: EntityResolutionConfig | None = None
     operations: OperationsConfig = Field(default_factory=OperationsConfig)
@@ -322,7 +328,12 @@ def first_error_key(exc: ValidationError) -> str:
 
 def parse_project_config(data: dict[str, Any], *, base_dir: Path, source: str) -> ProjectConfig:
     """Validate a parsed TOML document. Relative ``workspace`` and sqlite paths use ``base_dir``."""
-    data = dict(data)
+    try:
+        data = split_workspace_table(dict(data))
+    except ConfigError as exc:
+        raise ConfigError(
+            exc.code, f"{source}: {exc.message}", key=exc.detail.get("key"), source=source
+        ) from None
     if "workspace" in data and isinstance(data["workspace"], str):
         data["workspace"] = str((base_dir / data["workspace"]).resolve())
     operations = data.get("operations")

@@ -41,7 +41,8 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -203,6 +204,17 @@ def append_event(
             or a field value with no canonical JSON form (nothing is written); ``ARTIFACT_CORRUPT``
             if the existing log is damaged.
     """
+    check_event(event, fields)
+    with locked_log(path, where) as (fd, log):
+        line = next_line(log, event, fields, clock)
+        append_line(fd, line)
+    result: dict[str, Any] = json.loads(line)
+    return result
+
+
+def check_event(event: str, fields: dict[str, object]) -> None:
+    """Refuse (``ARTIFACT_UNSERIALIZABLE``) an invalid event name, a reserved field name or a
+    field value with no canonical JSON form, before anything touches the log."""
     if not isinstance(event, str) or not EVENT_NAME_PATTERN.match(event):
         raise StoreError(
             ErrorCode.ARTIFACT_UNSERIALIZABLE,
@@ -216,8 +228,13 @@ def append_event(
             f"event fields {reserved} are reserved; the store sets seq, at and event itself",
             fields=reserved,
         )
-    canonical_bytes(dict(fields))  # refuse unserializable fields before touching the log
+    canonical_bytes(dict(fields))
 
+
+@contextmanager
+def locked_log(path: Path, where: str) -> Iterator[tuple[int, EventLog]]:
+    """The log's fd under its exclusive ``flock`` and its parsed committed content (a torn tail
+    already truncated). The folder entry of a new log is fsynced when the block ends."""
     ensure_dir(path.parent)
     is_new = not os.path.exists(path)
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NONBLOCK
@@ -228,30 +245,39 @@ def append_event(
             refused = UnreadableFile(Refusal.NOT_REGULAR, not_regular_reason(mode))
             raise store_error(refused, where, where=where)
         fcntl.flock(fd, fcntl.LOCK_EX)  # released by close(), or by the kernel if we are killed
-        log = parse_event_log(_read_fd(fd), where)
+        log = parse_event_log(read_fd(fd), where)
         if log.torn_tail:
             os.ftruncate(fd, log.committed_size)
             os.fsync(fd)
-        record: dict[str, Any] = {
-            **fields,
-            "seq": len(log.records) + 1,
-            "at": format_timestamp(clock()),
-            "event": event,
-        }
-        if log.chained:
-            record["chain"] = chain_value(log.last_line, record)
-        line = stored_canonical_bytes(record)
-        write_all(fd, line + b"\n")
-        os.fsync(fd)
+        yield fd, log
     finally:
         os.close(fd)
     if is_new:
         fsync_dir(path.parent)
-    result: dict[str, Any] = json.loads(line)
-    return result
 
 
-def _read_fd(fd: int) -> bytes:
+def next_line(
+    log: EventLog, event: str, fields: dict[str, object], clock: Callable[[], datetime]
+) -> bytes:
+    """The bytes (without the newline) of the line that follows ``log``."""
+    record: dict[str, Any] = {
+        **fields,
+        "seq": len(log.records) + 1,
+        "at": format_timestamp(clock()),
+        "event": event,
+    }
+    if log.chained:
+        record["chain"] = chain_value(log.last_line, record)
+    return stored_canonical_bytes(record)
+
+
+def append_line(fd: int, line: bytes) -> None:
+    """Commit one line (its newline added) to the log open at ``fd``: written, then fsynced."""
+    write_all(fd, line + b"\n")
+    os.fsync(fd)
+
+
+def read_fd(fd: int) -> bytes:
     chunks: list[bytes] = []
     offset = 0
     while chunk := os.pread(fd, 1 << 20, offset):

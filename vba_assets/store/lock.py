@@ -143,7 +143,7 @@ def _acquire_once(
         except BlockingIOError:
             holder = _read_holder(fd)
             os.close(fd)
-            raise _Busy(_locked_error(case_id, revision, holder)) from None
+            raise _Busy(locked_error(case_id, revision, holder)) from None
         except BaseException:
             os.close(fd)
             raise
@@ -189,7 +189,7 @@ def _read_holder(fd: int) -> LockHolder | None:
         return None  # the holder has locked but not yet written its details
 
 
-def _locked_error(case_id: str, revision: str, holder: LockHolder | None) -> StoreError:
+def locked_error(case_id: str, revision: str, holder: LockHolder | None) -> StoreError:
     if holder is None:
         who = "another process (its details are not written yet)"
         detail: dict[str, object] = {}

@@ -30,6 +30,7 @@ from vba_assets.domain.case.ids import (
 from vba_assets.domain.clock import utc_now
 from vba_assets.domain.findings import Finding
 from vba_assets.errors import ErrorCode, InputError, StoreError
+from vba_assets.objectstore import ObjectStore
 from vba_assets.store import events as event_log
 from vba_assets.store import versions
 from vba_assets.store.atomic import remove_stale_temps
@@ -41,6 +42,7 @@ from vba_assets.store.layout import (
     REPORT_DIR,
     RevisionLayout,
 )
+from vba_assets.store.lease import Lease
 from vba_assets.store.lock import LOCK_FILE, RevisionLock, acquire_revision_lock
 from vba_assets.store.paths import confine, validate_relpath
 from vba_assets.store.reading import (
@@ -50,6 +52,7 @@ from vba_assets.store.reading import (
     read_resolved_file,
     store_error,
 )
+from vba_assets.store.remote import IMPORT_LEASES, RemoteCase, remote_case_ids
 from vba_assets.store.verify import verify_package
 
 Clock = Callable[[], datetime]
@@ -76,21 +79,42 @@ class Workspace:
     Args:
         root: The workspace folder (created lazily, by the first write).
         clock: Returns the current time (timezone-aware); used for event and lock timestamps.
+        bucket: The case packages' system of record, when they live in a bucket (issue 31):
+            ``root`` is then this host's working copy (:mod:`vba_assets.store.remote`).
+        lease_s: How long a revision lease in the bucket lasts unless renewed.
     """
 
-    def __init__(self, root: Path | str, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        root: Path | str,
+        clock: Clock = utc_now,
+        *,
+        bucket: ObjectStore | None = None,
+        lease_s: float = 60.0,
+    ) -> None:
         self.root = Path(root)
         self.cases_dir = self.root / "cases"
         self.inbox_dir = self.root / "inbox"
         self.clock = clock
+        self.bucket = bucket
+        self.lease_s = lease_s
 
     def case(self, case_id: str) -> "CasePackage":
-        """The package of ``case_id`` (raises ``InputError`` ``INVALID_CASE_ID`` if invalid)."""
+        """The package of ``case_id`` (raises ``InputError`` ``INVALID_CASE_ID`` if invalid);
+        with a bucket, its working copy is brought up to the bucket's first."""
         validate_case_id(case_id)
-        return CasePackage(self.cases_dir / case_id, case_id, clock=self.clock)
+        remote = None
+        if self.bucket is not None:
+            remote = RemoteCase(self.bucket, case_id, lease_s=self.lease_s)
+        package = CasePackage(self.cases_dir / case_id, case_id, clock=self.clock, remote=remote)
+        package.pull()
+        return package
 
     def case_ids(self) -> list[str]:
-        """Ids of existing case folders, sorted; folders with an invalid id are skipped."""
+        """Ids of existing case folders (with a bucket: of the bucket's cases), sorted; folders
+        with an invalid id are skipped."""
+        if self.bucket is not None:
+            return remote_case_ids(self.bucket)
         if not self.cases_dir.is_dir():
             return []
         return sorted(
@@ -103,10 +127,19 @@ class Workspace:
 class CasePackage:
     """One case folder. All paths are package-relative POSIX relpaths (see :mod:`.paths`)."""
 
-    def __init__(self, root: Path | str, case_id: str, *, clock: Clock = utc_now) -> None:
+    def __init__(
+        self,
+        root: Path | str,
+        case_id: str,
+        *,
+        clock: Clock = utc_now,
+        remote: RemoteCase | None = None,
+    ) -> None:
         self.root = Path(root)
         self.case_id = validate_case_id(case_id)
         self.clock = clock
+        #: The bucket this package is written through to (None: the local store alone).
+        self.remote = remote
         #: Publications and folder entries not durable yet (see :meth:`flush`).
         self._batch = PublicationBatch()
         #: Folders already resolved inside the package: relpath -> absolute path.
@@ -180,6 +213,8 @@ class CasePackage:
         target = self._resolve(relpath)
         data = bytes(data)
         try:
+            if self.remote is not None:  # the system of record first (an object, then the file)
+                self.remote.put(relpath, data)
             created = self._batch.publish(target, data)
         except StoreError as exc:
             if exc.code is not ErrorCode.ARTIFACT_CONFLICT:
@@ -309,6 +344,11 @@ class CasePackage:
         relpath = RevisionLayout(revision).events
         where = f"case {self.case_id}: {relpath}"
         self.flush()  # an event may name files: they are durable before it is
+        if self.remote is not None:
+            path = self.path(relpath)
+            return self.remote.append_event(
+                RevisionLayout(revision).dir, path, where, event, fields, self.clock
+            )
         return event_log.append_event(self.path(relpath), where, event, fields, self.clock)
 
     def flush(self) -> None:
@@ -324,8 +364,11 @@ class CasePackage:
     def read_events(self, revision: str) -> list[dict[str, Any]]:
         """The committed events of a revision, in ``seq`` order (a torn last line is ignored)."""
         relpath = RevisionLayout(revision).events
+        where = f"case {self.case_id}: {relpath}"
+        if self.remote is not None and not self._leased(revision):  # else no one else writes
+            self.remote.sync_events(RevisionLayout(revision).dir, self._resolve(relpath), where)
         # the log is never a queued publication: no need to settle the batch
-        return event_log.read_events(self._resolve(relpath), f"case {self.case_id}: {relpath}")
+        return event_log.read_events(self._resolve(relpath), where)
 
     @contextmanager
     def lock(self, revision: str) -> Iterator[RevisionLock]:
@@ -338,7 +381,7 @@ class CasePackage:
         held = acquire_revision_lock(
             revision_path / LOCK_FILE, self.case_id, revision, self.clock, self._pending_dirs()
         )
-        with self._holding(held):
+        with self._holding(held, self._take_lease(held, self.revision_dir(revision), revision)):
             yield held
 
     @contextmanager
@@ -352,20 +395,54 @@ class CasePackage:
         held = acquire_revision_lock(
             path, self.case_id, "<import>", self.clock, self._pending_dirs(), wait_s=wait_s
         )
-        with self._holding(held):
+        lease_folder = f"{IMPORT_LEASES}/{self.case_id}"
+        with self._holding(held, self._take_lease(held, lease_folder, "<import>", wait_s)):
             self._batch.settle()  # its own queued temp files are not stale
             remove_stale_temps(
                 self.root, below=("", REPORT_DIR, *versions.version_folders(self.root))
             )
             yield held
 
+    def pull(self) -> None:
+        """With a bucket: copy what the working copy lacks (see :mod:`.remote`); else nothing."""
+        if self.remote is not None:
+            self._batch.settle()
+            self.remote.pull(self._resolve, lambda relpath: f"case {self.case_id}: {relpath}")
+
+    def _take_lease(
+        self, held: RevisionLock, folder: str, revision: str, wait_s: float = 0.0
+    ) -> Lease | None:
+        """With a bucket: the lease of ``folder`` beside the local lock ``held`` (released if the
+        lease is refused), then the working copy brought up to the bucket's."""
+        if self.remote is None:
+            return None
+        try:
+            lease = self.remote.take_lease(folder, revision, self.clock, wait_s=wait_s)
+        except BaseException:
+            held.release()
+            raise
+        try:
+            self.pull()
+        except BaseException:
+            self.remote.drop_lease(lease)
+            held.release()
+            raise
+        return lease
+
+    def _leased(self, revision: str) -> bool:
+        return self.remote is not None and any(
+            held.held and name == revision for held, name in self.remote.leases
+        )
+
     @contextmanager
-    def _holding(self, held: RevisionLock) -> Iterator[None]:
-        """Release ``held`` at the end, after :meth:`flush` made what was written under it
-        durable (also when the block raised)."""
+    def _holding(self, held: RevisionLock, lease: Lease | None = None) -> Iterator[None]:
+        """Release ``held`` (and ``lease``) at the end, after :meth:`flush` made what was
+        written under it durable (also when the block raised)."""
         try:
             self._batch.begin(held.path.parent)
         except BaseException:
+            if lease is not None and self.remote is not None:
+                self.remote.drop_lease(lease)
             held.release()
             raise
         try:
@@ -375,6 +452,8 @@ class CasePackage:
                 self.flush()
             finally:
                 self._batch.end()
+                if lease is not None and self.remote is not None:
+                    self.remote.drop_lease(lease)
                 held.release()
 
     def _pending_dirs(self) -> set[Path]:
@@ -405,6 +484,7 @@ class CasePackage:
             fields[versions.REPORT_VERSION_FIELD] = report_version
         lock_path = self.root / INTERPRETATIONS_DIR / LOCK_FILE
         held = acquire_revision_lock(lock_path, self.case_id, "<numbering>", self.clock)
+        lease = self._take_lease(held, INTERPRETATIONS_DIR, "<numbering>")
         try:
             existing = self.revisions()
             while existing and not self.read_events(existing[-1]):
@@ -415,6 +495,8 @@ class CasePackage:
             self.append_event(revision, "created", **fields)
             return revision
         finally:
+            if lease is not None and self.remote is not None:
+                self.remote.drop_lease(lease)
             held.release()
 
     # -- verification --------------------------------------------------------------------------
