@@ -14,30 +14,36 @@ counts every request and its bytes by method and key prefix.
 Ports come from 127.0.0.1:9150-9199 (this project's range for the simulation).
 """
 
-import http.client
 import os
+import re
 import shutil
 import signal
-import socket
-import subprocess
 import sys
-import threading
 import time
-from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import cast
+
+import dagster as dg
 
 from tests.conftest import REPO
-from tests.e2e.dagster_dev import DagsterDev, terminate_with_parent
+from tests.dagster.test_several_hosts_s3 import BUCKET, STORE_PREFIX, port_in_range
+from tests.e2e.dagster_dev import DagsterDev, wait_for
+from tests.e2e.graphql import TERMINAL_RUN_STATUSES, DagsterGraphQL, JobRef
 from tests.providers import API_KEY_VARS
+from vba_assets.config import load_project_config
+from vba_assets.defs.concurrency import MODEL_POOL, WORLD_DB_POOL
+from vba_assets.defs.partitions import partition_key, register
 from vba_assets.defs.run_worker import celery_urls
+from vba_assets.defs.sensors import SENSOR_NAME
+from vba_assets.intake import import_report
+from vba_assets.pipeline.blocked import blocked_revisions
+from vba_assets.pipeline.registry import STAGE_SPECS
+from vba_assets.store import Workspace
+from vba_assets.store.opening import open_workspace
 
-PORT_RANGE = range(9150, 9200)
-BUCKET = "vba-several-hosts"
 #: The instance file's values a simulation shortens (the deploy file's are for production).
 MAX_RUNTIME_S = 150
 MONITOR_POLL_S = 5
@@ -51,30 +57,6 @@ CLEARED_ENV = (
     "AWS_PROFILE",
     *API_KEY_VARS,
 )
-_port_lock = threading.Lock()
-_ports_taken: set[int] = set()
-
-
-def port_in_range() -> int:
-    """A free port of :data:`PORT_RANGE` on 127.0.0.1, not handed out before by this process."""
-    with _port_lock:
-        for port in PORT_RANGE:
-            if port in _ports_taken:
-                continue
-            with socket.socket() as probe:
-                try:
-                    probe.bind(("127.0.0.1", port))
-                except OSError:
-                    continue
-            _ports_taken.add(port)
-            return port
-    raise RuntimeError(f"no free port in 127.0.0.1:{PORT_RANGE.start}-{PORT_RANGE.stop - 1}")
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as probe:
-        probe.settimeout(1.0)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def instance_yaml(max_runtime_s: int = MAX_RUNTIME_S) -> str:
@@ -83,138 +65,37 @@ def instance_yaml(max_runtime_s: int = MAX_RUNTIME_S) -> str:
     for old, new in (
         ("max_runtime_seconds: 3600", f"max_runtime_seconds: {max_runtime_s}"),
         ("poll_interval_seconds: 30", f"poll_interval_seconds: {MONITOR_POLL_S}"),
-        ("free_slots_after_run_end_seconds: 60", f"free_slots_after_run_end_seconds: {FREE_SLOTS_S}"),
+        (
+            "free_slots_after_run_end_seconds: 60",
+            f"free_slots_after_run_end_seconds: {FREE_SLOTS_S}",
+        ),
     ):
         assert old in text, f"deploy/dagster.several-hosts.yaml no longer has {old!r}"
         text = text.replace(old, new)
     return text
 
 
-@dataclass
-class Traffic:
-    """Requests and bytes through :class:`CountingProxy`, by (method, first key segment)."""
-
-    requests: Counter[tuple[str, str]] = field(default_factory=Counter)
-    bytes_up: Counter[tuple[str, str]] = field(default_factory=Counter)
-    bytes_down: Counter[tuple[str, str]] = field(default_factory=Counter)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def add(self, method: str, path: str, up: int, down: int) -> None:
-        parts = [p for p in urlsplit(path).path.split("/") if p]
-        prefix = parts[1] if len(parts) > 1 else "(bucket)"
-        with self.lock:
-            self.requests[(method, prefix)] += 1
-            self.bytes_up[(method, prefix)] += up
-            self.bytes_down[(method, prefix)] += down
-
-    def snapshot(self) -> dict[str, dict[str, int]]:
-        with self.lock:
-            return {
-                f"{method} {prefix}": {
-                    "requests": count,
-                    "bytes_up": self.bytes_up[(method, prefix)],
-                    "bytes_down": self.bytes_down[(method, prefix)],
-                }
-                for (method, prefix), count in sorted(self.requests.items())
-            }
-
-
-class CountingProxy:
-    """A loopback HTTP reverse proxy in front of the S3 server that counts what passes."""
-
-    def __init__(self, upstream_port: int) -> None:
-        self.upstream_port = upstream_port
-        self.traffic = Traffic()
-        self.port = port_in_range()
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-                return
-
-            def _forward(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
-                upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=60)
-                try:
-                    upstream.request(self.command, self.path, body=body, headers=headers)
-                    reply = upstream.getresponse()
-                    data = reply.read()
-                finally:
-                    upstream.close()
-                self.send_response(reply.status)
-                for key, value in reply.getheaders():
-                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
-                        self.send_header(key, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if self.command != "HEAD":
-                    self.wfile.write(data)
-                proxy.traffic.add(self.command, self.path, len(body), len(data))
-
-            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> "CountingProxy":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-@contextmanager
-def s3_server(log_path: Path) -> Iterator[CountingProxy]:
-    """moto's S3 server on loopback behind a :class:`CountingProxy`; the bucket created."""
-    import boto3
-
-    port = port_in_range()
-    moto = Path(sys.executable).with_name("moto_server")
-    with open(log_path, "ab") as log:
-        process = subprocess.Popen(
-            [str(moto), "-H", "127.0.0.1", "-p", str(port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=terminate_with_parent,
+def project_toml(folder: Path, working_copy: Path, endpoint: str | None) -> Path:
+    """A project config (the CI catalogs on the embedded demo world DB) whose case packages are
+    in the bucket under :data:`STORE_PREFIX` with ``working_copy`` as this host's working copy,
+    or (``endpoint`` None) in ``working_copy`` alone: the local store."""
+    text = (REPO / "config" / "project.mariadb-ci.toml").read_text(encoding="utf-8")
+    text = re.sub(r"(?m)^url = .*$", 'url = "embedded:demo"', text, count=1)
+    text = re.sub(r"(?m)^password_env = .*$", "", text)
+    if endpoint is None:
+        text = re.sub(r"(?m)^workspace = .*$", f'workspace = "{working_copy}"', text)
+    else:
+        text = re.sub(r"(?m)^workspace = .*$", "", text)
+        text += (
+            f'\n[workspace]\npath = "{working_copy}"\nurl = "s3://{BUCKET}/{STORE_PREFIX}"\n'
+            f'endpoint_url = "{endpoint}"\nregion = "us-east-1"\n'
+            'access_key_id_env = "AWS_ACCESS_KEY_ID"\n'
+            'secret_access_key_env = "AWS_SECRET_ACCESS_KEY"\n'
         )
-    try:
-        deadline = time.monotonic() + 60
-        while not listening(port):
-            assert process.poll() is None, log_path.read_text(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, "moto_server did not listen within 60 s"
-            time.sleep(0.2)
-        with CountingProxy(port) as proxy:
-            client = boto3.client("s3", endpoint_url=proxy.endpoint, **fake_credentials())
-            client.create_bucket(Bucket=BUCKET)
-            # every overwrite of a key stays visible: "no artifact written twice" is checked on it
-            client.put_bucket_versioning(
-                Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"}
-            )
-            yield proxy
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-
-def fake_credentials() -> dict[str, str]:
-    return {
-        "aws_access_key_id": "testing",
-        "aws_secret_access_key": "testing",
-        "region_name": "us-east-1",
-    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "project.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def base_env(pg_database: str, s3_endpoint: str) -> dict[str, str]:
@@ -234,8 +115,17 @@ def base_env(pg_database: str, s3_endpoint: str) -> dict[str, str]:
     return env
 
 
-def host_env(env: dict[str, str], folder: Path, yaml_text: str) -> dict[str, str]:
-    """``env`` for a host whose private folders are under ``folder`` (created here)."""
+def host_env(
+    env: dict[str, str], folder: Path, yaml_text: str, *, local_store: Path | None = None
+) -> dict[str, str]:
+    """``env`` for a host whose private folders are under ``folder`` (created here): its
+    DAGSTER_HOME, cache, compute-log staging folder, and project config: the case packages in
+    the bucket with a working copy of its own, or in ``local_store``, one local workspace that
+    all hosts share (the comparison run of ``bench/several_hosts.py``)."""
+    if local_store is None:
+        project = project_toml(folder, folder / "working-copy", env["VBA_S3_ENDPOINT_URL"])
+    else:
+        project = project_toml(folder, local_store, None)
     home = folder / "dagster-home"
     home.mkdir(parents=True)
     (home / "dagster.yaml").write_text(yaml_text, encoding="utf-8")
@@ -248,6 +138,7 @@ def host_env(env: dict[str, str], folder: Path, yaml_text: str) -> dict[str, str
         "DAGSTER_HOME": str(home),
         "VBA_COMPUTE_LOG_DIR": str(folder / "compute-logs"),
         "VBA_CACHE_DIR": str(cache),
+        "VBA_PROJECT_CONFIG": str(project),
     }
 
 
@@ -315,3 +206,120 @@ class RunWorker(DagsterDev):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
         self._process = None
+
+
+START_TIMEOUT_S = 240.0
+BACKFILL_TIMEOUT_S = 900.0
+SETTLE_S = 240.0
+POOL_LIMIT = 2
+IN_PROGRESS = [
+    dg.DagsterRunStatus.QUEUED,
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+
+
+@dataclass
+class Simulation:
+    """A running simulation: the hosts, the instance and workspace as this process sees them."""
+
+    env: dict[str, str]
+    control: ControlHost
+    workers: list[RunWorker]
+    instance: dg.DagsterInstance
+    client: DagsterGraphQL
+    workspace: Workspace
+
+    def import_and_backfill(self, reports: list[Path], title: str) -> tuple[list[str], str]:
+        """Import ``reports`` into the shared store, register them, backfill them (GraphQL)."""
+        case_ids = [import_report(self.workspace, path).case_id for path in reports]
+        register(self.instance, [(case_id, "0001") for case_id in case_ids])
+        keys = sorted(partition_key(case_id, "0001") for case_id in case_ids)
+        assets = [spec.name for spec in STAGE_SPECS]
+        return keys, self.client.launch_asset_backfill(assets, keys, title=title)
+
+    def runs(self, backfill_id: str) -> list[dg.DagsterRun]:
+        return list(
+            self.instance.get_runs(filters=dg.RunsFilter(tags={"dagster/backfill": backfill_id}))
+        )
+
+    def wait_until_settled(self, backfill_id: str, keys: list[str]) -> list[str]:
+        """Wait for the backfill and every run to end; the partitions neither materialized nor
+        blocked then (a relaunch by ``relaunch_lost_runs`` is waited for, within SETTLE_S)."""
+
+        def finished() -> bool:
+            status = self.client.backfill(backfill_id)["status"]
+            return status not in ("REQUESTED", "CANCELING", "FAILING") and all(
+                run.status.value in TERMINAL_RUN_STATUSES for run in self.runs(backfill_id)
+            )
+
+        wait_for("the backfill finished", finished, BACKFILL_TIMEOUT_S, self.control)
+        assets = [dg.AssetKey(spec.name) for spec in STAGE_SPECS]
+
+        def unsettled() -> list[str]:
+            done = [self.instance.get_materialized_partitions(asset) for asset in assets]
+            blocked = {block.partition_key for block in blocked_revisions(self.workspace)}
+            lost = [k for k in keys if k not in blocked and not all(k in d for d in done)]
+            pending = self.instance.get_runs(filters=dg.RunsFilter(statuses=IN_PROGRESS), limit=1)
+            return keys if pending else lost
+
+        settle_by = time.monotonic() + SETTLE_S
+        while unsettled() and time.monotonic() < settle_by:
+            time.sleep(2.0)
+        return unsettled()
+
+
+@contextmanager
+def simulation(
+    folder: Path,
+    pg_database: str,
+    s3_endpoint: str,
+    *,
+    workers: int = 2,
+    concurrency: int = 1,
+    local_store: Path | None = None,
+) -> Iterator[Simulation]:
+    """The control host and ``workers`` run worker hosts, serving; the inbox sensor stopped.
+
+    This process's environment becomes the control host's while the simulation runs (the
+    instance and the project config it reads)."""
+    env = base_env(pg_database, s3_endpoint)
+    yaml_text = instance_yaml()
+    control_env = host_env(env, folder / "control", yaml_text, local_store=local_store)
+    saved = dict(os.environ)
+    os.environ.update(control_env)
+    try:
+        instance = dg.DagsterInstance.get()  # creates the schema in the fresh database
+        for pool in (MODEL_POOL, WORLD_DB_POOL):
+            instance.event_log_storage.set_concurrency_slots(pool, POOL_LIMIT)
+        hosts = [
+            RunWorker(
+                f"w{n}@sim-host-{n}",
+                folder / f"worker{n}",
+                host_env(env, folder / f"worker{n}", yaml_text, local_store=local_store),
+                concurrency,
+            )
+            for n in range(1, workers + 1)
+        ]
+        control = ControlHost(folder / "control", control_env)
+        with ExitStack() as stack:
+            stack.enter_context(control)
+            for host in hosts:
+                stack.enter_context(host)
+            control.wait_until_serving(START_TIMEOUT_S)
+            for host in hosts:
+                wait_for(f"{host.name} ready", host.ready, START_TIMEOUT_S, host)
+            client = DagsterGraphQL(control.base_url, timeout_s=120.0)
+            job = cast(JobRef, wait_for("the code location loaded",
+                       lambda: client.find_job("interpret_cases"), START_TIMEOUT_S, control))  # fmt: skip
+            # the inbox sensor off: it would request runs of its own for the imported cases
+            wait_for("a first inbox sensor tick", lambda: client.sensor_ticks(job, SENSOR_NAME),
+                     START_TIMEOUT_S, control)  # fmt: skip
+            assert client.stop_sensor(job, SENSOR_NAME) == "STOPPED"
+            workspace = open_workspace(load_project_config(Path(control_env["VBA_PROJECT_CONFIG"])))
+            yield Simulation(env, control, hosts, instance, client, workspace)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
