@@ -4,8 +4,9 @@
 
 Why serialized: moto 5.2.5 checks ``If-None-Match: *`` and then stores the object in two steps
 (``moto/s3/responses.py`` ``put_object``) with no lock between them, so under its default
-threaded server two concurrent conditional PUTs of one key can both succeed, which real S3 (and
-MinIO) never allows. A lock around each request makes moto's check-then-store atomic, as the
+threaded server two concurrent conditional PUTs of one key could both succeed, which real S3 (and
+MinIO) never allows. Not observed (0 double winners in 55 races of 8 writers, 2026-12-07), but
+nothing prevents it. A lock around each request makes moto's check-then-store atomic, as the
 server side of S3 is; the store's own concurrency (threads and processes racing through HTTP) is
 what the tests exercise. ``--threaded`` serves without the lock (to show moto's race).
 """

@@ -91,6 +91,50 @@ def test_two_hosts_locking_one_revision_at_once_exactly_one_wins(
         pass
 
 
+def test_three_processes_racing_for_one_revision_exactly_one_wins(
+    bucket: ObjectStore, tmp_path: Path
+) -> None:
+    go, done = tmp_path / "go", tmp_path / "done"
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.objectstore.race_child",
+                bucket.endpoint_url or "",
+                str(bucket.url),
+                str(tmp_path / f"host-{n}"),
+                CASE,
+                str(go),
+                str(done),
+            ],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(3)
+    ]
+    try:
+        time.sleep(2)  # let each child open its package (not a timing assertion: a head start)
+        go.touch()
+        lines = {}
+        for child in children:
+            assert child.stdout is not None
+            lines[child.pid] = child.stdout.readline().split()
+            if lines[child.pid][:1] == ["locked"]:
+                child.wait(60)
+        winners = [pid for pid, line in lines.items() if line == ["won"]]
+        assert len(winners) == 1, lines
+        for pid, line in lines.items():
+            if pid != winners[0]:
+                assert line == ["locked", "REVISION_LOCKED", str(winners[0])], lines
+    finally:
+        done.touch()
+        for child in children:
+            child.wait(60)
+
+
 def test_a_killed_lease_holder_is_recovered(bucket: ObjectStore, tmp_path: Path) -> None:
     lease_s = 2.0
     child = subprocess.Popen(

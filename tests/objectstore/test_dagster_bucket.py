@@ -16,6 +16,7 @@ from vba_assets.config import load_project_config
 from vba_assets.defs.assets import ASSETS
 from vba_assets.intake import import_report
 from vba_assets.objectstore import ObjectStore
+from vba_assets.package_transfer import verify_from_bucket
 from vba_assets.pipeline.verification import verify_case
 from vba_assets.samples import sample_report_path
 from vba_assets.store import Workspace
@@ -65,3 +66,6 @@ def test_interpret_cases_through_the_bucket_matches_the_local_store(
     # identical bytes for the same work; only events.jsonl differs (its lines carry wall-clock at)
     assert differing == []
     assert package.list_dir("", recursive=True) == sorted(local_files)
+    # and as `vba verify` proves a bucket: from a fresh download of its objects alone
+    [from_bucket] = verify_from_bucket(bucket)
+    assert from_bucket.ok and [r.revision for r in from_bucket.revisions] == ["0001"]

@@ -25,6 +25,9 @@ from typing import Any
 from vba_assets.errors import ErrorCode, StoreError
 from vba_assets.workspace_config import BucketUrl, parse_bucket_url
 
+#: Conditional creates of one key before giving up on competing writes that never complete.
+_CREATE_ATTEMPTS = 5
+
 
 @dataclass(frozen=True)
 class ObjectInfo:
@@ -108,17 +111,26 @@ class ObjectStore:
         """
         from botocore.exceptions import ClientError
 
-        try:
-            # 412: the key exists; 409: a concurrent conditional write to it (S3): re-read it
-            put = self._client.put_object
-            self._call("create", key, put, expected=(409, 412), Body=data, IfNoneMatch="*")
-            return None
-        except ClientError:
-            pass
-        existing = self.get(key)
-        if existing is None:  # the conflicting write was not there after all: try once more
-            return self.create(key, data)
-        return existing.data
+        put = self._client.put_object
+        for _ in range(_CREATE_ATTEMPTS):
+            try:
+                # 412: the key exists; 409: a concurrent conditional write to it (S3): re-read
+                self._call("create", key, put, expected=(409, 412), Body=data, IfNoneMatch="*")
+                return None
+            except ClientError:
+                pass
+            existing = self.get(key)
+            if existing is not None:
+                return existing.data
+            # a 409 whose competing write did not complete: the key is free again, try again
+        raise StoreError(
+            ErrorCode.OBJECT_STORE_UNAVAILABLE,
+            f"object store {self.url}: create {key!r} conflicted {_CREATE_ATTEMPTS} times "
+            "with writes that never completed",
+            bucket=self.url.bucket,
+            key=self.full_key(key),
+            operation="create",
+        )
 
     def get(self, key: str) -> Fetched | None:
         """The object at ``key`` (None if there is none)."""

@@ -7,7 +7,8 @@
 * :mod:`.lock`: the per (case, revision) writer lock (``flock``, fails fast, recovered on kill);
 * :mod:`.events`: the append-only ``events.jsonl`` lifecycle log;
 * :mod:`.verify`: offline package verification;
-* :mod:`.package`: :class:`Workspace` and :class:`CasePackage`, the API the assets use.
+* :mod:`.package`: :class:`CasePackage`, the API the assets use; :mod:`.workspace`:
+  :class:`Workspace`, local or with a bucket (:mod:`.remote`, :mod:`.lease`, :mod:`.transfer`).
 """
 
 from vba_assets.domain.canonical import (
@@ -21,8 +22,9 @@ from vba_assets.domain.clock import format_timestamp, utc_now
 from vba_assets.store.atomic import publish_bytes
 from vba_assets.store.layout import EVENTS_FILE, INTERPRETATIONS_DIR, RevisionLayout
 from vba_assets.store.lock import LOCK_FILE, LockHolder, RevisionLock
-from vba_assets.store.package import ArtifactRef, CasePackage, Workspace
+from vba_assets.store.package import ArtifactRef, CasePackage
 from vba_assets.store.paths import validate_relpath
+from vba_assets.store.workspace import Workspace
 
 __all__ = [
     "EVENTS_FILE",

@@ -3,7 +3,8 @@
 from vba_assets.config import ProjectConfig
 from vba_assets.domain.clock import utc_now
 from vba_assets.objectstore import ObjectStore
-from vba_assets.store.package import Clock, Workspace
+from vba_assets.store.package import Clock
+from vba_assets.store.workspace import Workspace
 from vba_assets.workspace_config import BucketConfig
 
 
