@@ -14,10 +14,13 @@ Each run worker host has a ``DAGSTER_HOME`` of its own with the same ``dagster.y
 project installed, and its own environment (``VBA_PROJECT_CONFIG``, ``VBA_WORKSPACE`` or the
 bucket, provider keys); it shares nothing with the other hosts but PostgreSQL and the bucket.
 
-A worker host that dies (power, SIGKILL) holds only the runs it was executing (prefetch 1, late
-acknowledgement): their tasks stay ``STARTED``; ``run_monitoring.max_runtime_seconds`` fails
-them and ``run_retries`` launches them again from the step that did not finish. A run that was
-never started by a worker stays queued in the broker for another one.
+kombu's SQLAlchemy transport (the broker in PostgreSQL) never hands a taken message out again,
+so a worker host that dies (power, SIGKILL) loses the messages it holds: at most ``--concurrency``
+(prefetch 1 per process, acknowledged when the run ends). A run it was executing stays
+``STARTED``: ``run_monitoring.max_runtime_seconds`` fails it; a run it had taken but not started
+stays ``STARTING``: ``run_monitoring.start_timeout_seconds`` fails it; either way ``run_retries``
+launches it again from the step that did not finish. Messages no worker took stay in the broker
+for the next worker. (tests/dagster/test_several_hosts.py kills a worker mid-run.)
 """
 
 import argparse
