@@ -87,6 +87,7 @@ def _extrapolate(traffic: dict[str, dict[str, int]], cases: int) -> dict[str, An
 
 def _run_phase(store: str, cases: int, workers: int, root: Path) -> dict[str, Any]:
     folder = root / store
+    folder.mkdir(parents=True)
     database = create_database(f"vba_bench_hosts_{store}_{os.getpid()}")
     try:
         reports = generate_reports(folder / "reports", cases)
