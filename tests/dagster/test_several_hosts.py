@@ -3,12 +3,14 @@
 The deployment is ``deploy/dagster.several-hosts.yaml`` (README "Several hosts"), with the
 harness of :mod:`tests.dagster.test_several_hosts_cluster`:
 
-* an S3 server on loopback (``moto_server``), the bucket versioned, behind a counting proxy;
+* an S3 server on loopback (moto, one request at a time: ``tests/objectstore/serial_moto.py``),
+  the bucket versioned, behind a counting proxy; the case packages and the step logs in it;
 * PostgreSQL (one fresh database): Dagster's storage, the Celery broker (kombu's SQLAlchemy
   transport) and the Celery result backend;
 * the control host: ``make serve``'s code server, webserver and daemon, its own DAGSTER_HOME;
 * two run worker hosts (``python -m vba_assets.defs.run_worker``), each with its own working
-  folder, DAGSTER_HOME, cache and compute-log folders: no path of one is known to another.
+  folder, DAGSTER_HOME, cache, compute-log folder and working copy of the case packages (a
+  project config with ``[workspace] url``): no path of one is known to another.
 
 20 cases (the 7 samples and 13 copies with new case ids; the ``heuristic`` provider, the embedded
 demo world DB, no API key) are imported, registered and backfilled through the webserver's
@@ -19,15 +21,16 @@ it is started again.
 Asserted, from the instance, the result backend and the bucket: every partition ends with all
 six assets materialized or a block recorded in its case package; the run the kill interrupted
 failed and was retried (``run_retries`` after ``run_monitoring.max_runtime_seconds``) or
-relaunched; both workers executed runs; every package verifies (``vba verify``); no key of the
-bucket was written twice with different bytes (the bucket keeps every version); step logs of a
+relaunched; both workers executed runs; every package verifies (``verify_case``) on a host
+with an empty working copy, from the bucket alone; no key of the case packages was written twice
+with different bytes (the bucket keeps every version of a key); step logs of a
 run are read from the bucket by the control host's instance; and every asset of every case has
 the same data version as a local-store run of the same cases in this process
 (``dg.materialize``, ephemeral instance). The figure is printed as one JSON line (``pytest -s``).
 Nothing is timed.
 
-Needs PostgreSQL (``eval "$(bash deploy/postgres_setup.sh)"``; CI runs it) and ``moto_server``
-(the dev extra).
+Needs PostgreSQL (``eval "$(bash deploy/postgres_setup.sh)"``; CI runs it) and moto (the dev
+extra).
 """
 
 import json
