@@ -20,6 +20,7 @@ __all__ = [
     "relaunch",
     "resources",
     "resume",
+    "run_worker",
     "sensors",
     "serve",
     "simulation",
