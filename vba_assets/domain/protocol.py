@@ -41,7 +41,9 @@ version  what it changed
          names the subjects whose listing fits its budget (the first always)
 6        (under construction in this release, not yet frozen by a published revision) resolution
          quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
-         flag, true from 6 on, and its rules ``since=6``
+         flag, true from 6 on, and its rules ``since=6``; exact-name coverage: a truncated
+         contains capture is completed by a literal exact-name capture (kind ``exact_name``)
+         whose complete, unique row may ground a selection
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -165,6 +167,16 @@ RULES: dict[ErrorCode, Rule] = {
             "a clarification names the competing candidates (names and ids) or the unmatched name",
         ),
     ),
+    # exact-name coverage (issue 29, ARCHITECTURE 15)
+    **_rules(
+        "resolution_assessment",
+        6,
+        (
+            ErrorCode.ASSESSMENT_EXACT_NOT_UNIQUE,
+            "a truncated search selects only the one entity of its complete exact-name capture "
+            "whose name equals the term",
+        ),
+    ),
     # identity references (issue 11, ARCHITECTURE 6.1)
     **_rules(
         "resolution_plan",
@@ -223,6 +235,14 @@ class ProtocolSpec:
             ``MAX_UNRESOLVED`` D aliases (the rest ``not_examined``), ``unknowns`` with room
             for all of them (``InterpretationOutputV5``), a clarification bounded by its
             listing budget.
+        exact_name_coverage: Exact-name coverage under truncation (issue 29, v6 on): a truncated
+            contains capture is followed by one literal, parameterized exact-name query on the
+            same catalog (``name = term`` under the backend's collation, ``max_candidates + 1``
+            rows), recorded as its own capture (``kind`` ``exact_name``, ``completes`` naming the
+            truncated capture); when that capture is complete and holds exactly one entity whose
+            name equals the term (:func:`~vba_assets.domain.catalog.names.normalize_for_match`),
+            that row may be selected citing the exact capture. The truncated capture itself
+            still cannot select.
     """
 
     version: ProtocolVersion
@@ -237,6 +257,7 @@ class ProtocolSpec:
     request_account: bool = False
     identity_references: bool = False
     bounded_lists: bool = False
+    exact_name_coverage: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -270,7 +291,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
     3: ProtocolSpec(3, schema_in_message=True, timing_in_content=False, generic_rule_code=False),
     4: _V4,
     5: _V5,
-    6: replace(_V5, version=6),
+    6: replace(_V5, version=6, exact_name_coverage=True),
 }
 
 
