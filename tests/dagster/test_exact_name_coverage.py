@@ -8,17 +8,21 @@ complete, so the assessment may select it citing the exact-name capture. ``Tirio
 truncates, but two entries (1855 and 20349) carry that exact name: it stays ambiguous.
 
 These run the project's own job on a real (temporary) Dagster instance with the embedded world DB
-and the heuristic provider: the replies test plumbing and the heuristic's rule, not a model's
-quality.
+(and, marked ``mariadb``, the MariaDB world DB of ``VBA_TEST_PROJECT_CONFIG``: the same data, so
+the same rows) and the heuristic provider: the replies test plumbing and the heuristic's rule, not
+a model's quality.
 """
 
 import json
+import os
+import re
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pytest
 
-from tests.dagster.support import embedded_project_file, register
+from tests.dagster.support import REPO, embedded_project_file, register
 from vba_assets.definitions import JOB_NAME, build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.intake import import_report
@@ -42,10 +46,26 @@ TIRION = {
 }
 
 
-def run_job(tmp_path: Path, report: dict[str, str], project_file: Path | None = None) -> Path:
+@pytest.fixture(params=["sqlite", pytest.param("mariadb", marks=pytest.mark.mariadb)])
+def project_file(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """The CI catalogs on the embedded demo DB, or on MariaDB (skipped without its config)."""
+    if request.param == "sqlite":
+        return embedded_project_file(tmp_path)
+    source = os.environ.get("VBA_TEST_PROJECT_CONFIG")
+    if not source:
+        pytest.skip("VBA_TEST_PROJECT_CONFIG is not set (MariaDB world DB)")
+    text = Path(source).read_text(encoding="utf-8")
+    assert "mysql" in text and (REPO / "config").is_dir()
+    path = tmp_path / "project.toml"
+    path.write_text(
+        re.sub(r"(?m)^workspace = .*$", f'workspace = "{tmp_path / "ws"}"', text), encoding="utf-8"
+    )
+    return path
+
+
+def run_job(tmp_path: Path, report: dict[str, str], project_file: Path) -> Path:
     """Import ``report``, materialize revision 0001 through the job; the entity-resolution
     folder."""
-    project_file = project_file or embedded_project_file(tmp_path)
     report_file = tmp_path / "report.json"
     report_file.write_text(json.dumps(report), encoding="utf-8")
     workspace = Workspace(tmp_path / "ws")
@@ -91,8 +111,10 @@ def search_of(captures: dict[str, dict[str, Any]], term: str) -> tuple[str, str 
     return own[0], exact[0] if exact else None
 
 
-def test_a_famous_exact_name_resolves_under_truncation_through_the_job(tmp_path: Path) -> None:
-    resolution = run_job(tmp_path, ONYXIA)
+def test_a_famous_exact_name_resolves_under_truncation_through_the_job(
+    tmp_path: Path, project_file: Path
+) -> None:
+    resolution = run_job(tmp_path, ONYXIA, project_file)
     captures = captures_of(resolution)
     own_sha, exact_sha = search_of(captures, "Onyxia")
     own, exact = captures[own_sha], captures[exact_sha or ""]
@@ -128,8 +150,10 @@ def test_a_famous_exact_name_resolves_under_truncation_through_the_job(tmp_path:
     assert kinds.count("exact_name") == 1  # one exact query, for the one truncated search
 
 
-def test_an_exact_name_that_is_not_unique_stays_ambiguous(tmp_path: Path) -> None:
-    resolution = run_job(tmp_path, TIRION)
+def test_an_exact_name_that_is_not_unique_stays_ambiguous(
+    tmp_path: Path, project_file: Path
+) -> None:
+    resolution = run_job(tmp_path, TIRION, project_file)
     captures = captures_of(resolution)
     own_sha, exact_sha = search_of(captures, "Tirion Fordring")
     assert captures[own_sha]["result"]["truncated"] is True

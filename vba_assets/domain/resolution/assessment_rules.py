@@ -35,13 +35,14 @@ def _selection_issues(
     proposed: ProposedSearch,
     sources: Mapping[str, str],
     path: str,
+    exact_on: bool = False,
 ) -> list[Finding]:
     mentions = proposed.mentions
     sid = search.search_id
     ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
     capture_alias = search.capture_alias
     if search.truncated:
-        exact = search.exact
+        exact = search.exact if exact_on else None
         if exact is None or not search.in_exact(verdict.candidate_id):
             return [_truncated_issue(search, path)]
         if not exact.unique:  # protocol v6: only a complete, unique exact-name row may select
@@ -276,7 +277,9 @@ def validate_assessment(
             continue
         seen.add(sid)
         if verdict.status == "selected":
-            issues += _selection_issues(verdict, by_id[sid], proposed[sid], sources, path)
+            issues += _selection_issues(
+                verdict, by_id[sid], proposed[sid], sources, path, spec.exact_name_coverage
+            )
         else:
             issues += _abstention_issues(verdict, by_id[sid], path)
     missing = [search_id for search_id in by_id if search_id not in seen]
