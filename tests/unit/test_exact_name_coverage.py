@@ -180,3 +180,35 @@ def test_an_exact_capture_must_complete_its_own_search(
     good = forged.model_copy(update={"completes": "a" * 64})
     index = build_candidate_index(single, [("a" * 64, own)], {"Q1": ("b" * 64, good)})
     assert index.searches[0].exact is not None and index.searches[0].exact.unique
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "named"),
+    [
+        ("In her lair Onyxia stays on the ground.", "Onyxia", True),
+        ("Onyxia's Lair: Onyxia never lands.", "Onyxia", True),
+        ("Trash before the boss does not respawn.", "Trash", False),  # a common word
+        ("Orthal the Steward has no loot.", "Steward", False),  # a common word
+        ("the teleporter does nothing", "teleporter", False),  # never written as a name
+        ("The Scryers do not sell anything.", "Scryer", False),  # part of a longer word
+    ],
+)
+def test_the_heuristic_selects_only_terms_written_as_names(
+    text: str, term: str, named: bool
+) -> None:
+    from vba_assets.domain.resolution.models import MentionCitation
+    from vba_assets.domain.stage_context import SearchView
+    from vba_assets.heuristic.exact_coverage import written_as_name
+
+    start = text.index(term)
+    view = SearchView(
+        search_id="Q1",
+        term=term,
+        catalog="creature_name",
+        role="affected_subject",
+        mentions=[MentionCitation(source="S2", quote=term, start=start, end=start + len(term))],
+        capture_alias="F1",
+        truncated=True,
+        candidates=[],
+    )
+    assert written_as_name(view, {"S2": text}, "en") is named

@@ -68,6 +68,7 @@ from vba_assets.heuristic.candidate_names import (
     is_exact,
     is_helper,
 )
+from vba_assets.heuristic.exact_coverage import exact_competitors, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
 
@@ -168,7 +169,7 @@ def assess_search(
             return covered
         data = _ambiguous(
             search,
-            _exact_competitors(search) or exact or best,
+            exact_competitors(search) or exact or best,
             f"the search for {term!r} was truncated (more rows matched than were captured), so "
             "no unique selection is possible",
         )
@@ -286,13 +287,6 @@ def _selected(
     )
 
 
-def _exact_competitors(search: SearchView) -> list[CandidateView]:
-    """Protocol v6: the candidates of a complete exact-name capture (the same-name entities a
-    truncated search could mean); none when there is no such capture."""
-    exact = search.exact
-    return list(exact.candidates) if exact is not None and not exact.truncated else []
-
-
 def assess_exact_coverage(
     search: SearchView,
     sources: dict[str, str],
@@ -306,6 +300,8 @@ def assess_exact_coverage(
     mention has report context to cite; None otherwise (the search stays ambiguous)."""
     exact = search.exact
     if exact is None or not exact.unique or not whole:
+        return None
+    if not written_as_name(search, sources, language):
         return None
     named = [c for c in exact.candidates if is_exact(c, search.term)]
     if len(named) != 1:
