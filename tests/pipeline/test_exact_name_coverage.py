@@ -356,3 +356,32 @@ def test_a_capture_artifact_without_kind_keeps_its_bytes() -> None:
     """Protocol v1-v5 captures have no ``kind``/``completes`` key: their bytes are unchanged."""
     fields = CaptureArtifact.model_fields
     assert fields["kind"].default is None and fields["completes"].default is None
+
+
+def test_a_v5_revision_runs_no_exact_query_and_resumes_unchanged_under_v6(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A revision frozen at protocol 5 keeps its rules: no exact-name query, the truncated
+    search stays ambiguous; run again by this release (v6 current), it reuses every artifact
+    (no query, same bytes) and verifies."""
+    from vba_assets.pipeline import revision
+
+    workspace, package = imported_case(tmp_path)
+    project = project_config(tmp_path / "ws")
+    monkeypatch.setattr(revision, "CURRENT_PROTOCOL_VERSION", 5)
+    first = CountingDb(project)
+    report = run(workspace, CASE, project, provider(package), open_db=first)
+    assert report.stages[-1].status == "accepted"
+    monkeypatch.undo()
+    rev = frozen(package)
+    assert rev.interpretation.protocol_version == 5
+    assert first.queries == [("contains", "Onyxia"), ("contains", "Tirion Fordring")]
+    assert sorted(load_captures(rev)) == ["Q1", "Q2"]
+    context = package.read_json(f"{ER}/context.json")
+    assert context["selected"] == [] and len(context["facts"]) == 2
+    files = {p: p.read_bytes() for p in package.root.rglob("*.json")}
+    again = CountingDb(project)
+    run(workspace, CASE, project, provider(package), open_db=again)
+    assert again.queries == []
+    assert {p: p.read_bytes() for p in package.root.rglob("*.json")} == files
+    assert verify_revision(package, "0001").ok
