@@ -20,6 +20,7 @@ from vba_assets.domain.resolution.context import candidate_names, link_agrees
 from vba_assets.domain.resolution.links import report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
+    ExactCoverage,
     ProposedSearch,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
@@ -44,7 +45,7 @@ def _selection_issues(
     if search.truncated:
         exact = search.exact if exact_on else None
         if exact is None or not search.in_exact(verdict.candidate_id):
-            return [_truncated_issue(search, path)]
+            return [_truncated_issue(search, exact, path)]
         if not exact.unique:  # protocol v6: only a complete, unique exact-name row may select
             return [_exact_not_unique_issue(search, path)]
         ids = dict(zip(exact.candidate_ids, exact.candidates, strict=True))
@@ -153,8 +154,9 @@ def _selection_issues(
     return issues
 
 
-def _truncated_issue(search: SearchCandidates, path: str) -> Finding:
-    sid, exact = search.search_id, search.exact
+def _truncated_issue(search: SearchCandidates, exact: ExactCoverage | None, path: str) -> Finding:
+    """A selection from a truncated capture (``exact``: its exact-name capture, protocol v6)."""
+    sid = search.search_id
     also = (
         f", or select the candidate of its exact-name capture {exact.capture_alias} "
         f"({', '.join(exact.candidate_ids) or 'none'}) when that capture is marked unique"
