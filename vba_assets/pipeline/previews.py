@@ -141,7 +141,11 @@ def candidate_rows(doc: dict[str, Any]) -> list[dict[str, object]]:
                     )
                 )
             )
-        for cid, cand in zip(search["candidate_ids"], search["candidates"], strict=True):
+        exact = search.get("exact") or {}  # protocol v6: the exact-name capture's candidates
+        for cid, cand in [
+            *zip(search["candidate_ids"], search["candidates"], strict=True),
+            *zip(exact.get("candidate_ids", []), exact.get("candidates", []), strict=True),
+        ]:
             values = [
                 search["search_id"],
                 search["term"],
