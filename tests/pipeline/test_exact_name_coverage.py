@@ -385,3 +385,21 @@ def test_a_v5_revision_runs_no_exact_query_and_resumes_unchanged_under_v6(
     assert again.queries == []
     assert {p: p.read_bytes() for p in package.root.rglob("*.json")} == files
     assert verify_revision(package, "0001").ok
+
+
+def test_vba_verify_accounts_for_the_exact_capture(tmp_path: Path) -> None:
+    """A deleted exact-name capture is missing (its 'captured' event names it); an edited one
+    fails its hash; either way the revision no longer verifies."""
+    package, _ = completed(tmp_path)
+    rev = frozen(package)
+    sha, _ = load_captures(rev)[capture_key("Q1", EXACT_NAME)]
+    path = package.path(rev.layout.capture(sha))
+    original = path.read_bytes()
+    path.write_bytes(original.replace(b"10184", b"10185"))
+    edited = verify_revision(package, "0001")
+    assert not edited.ok
+    assert any(rev.layout.capture(sha) == f.artifact for f in edited.findings)
+    path.unlink()
+    deleted = verify_revision(package, "0001")
+    assert not deleted.ok
+    assert ErrorCode.PACKAGE_FILE_MISSING in {f.code for f in deleted.findings}
