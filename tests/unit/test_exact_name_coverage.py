@@ -191,6 +191,8 @@ def test_an_exact_capture_must_complete_its_own_search(
         ("Orthal the Steward has no loot.", "Steward", False),  # a common word
         ("the teleporter does nothing", "teleporter", False),  # never written as a name
         ("The Scryers do not sell anything.", "Scryer", False),  # part of a longer word
+        ("My Scryer friend gets his quest.", "Scryer", False),  # after a determiner: a kind
+        ("Kill Onyxia, then loot.", "Onyxia", True),
     ],
 )
 def test_the_heuristic_selects_only_terms_written_as_names(

@@ -8,13 +8,35 @@ from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.heuristic.common_words import common_word
 
 _TERM_WORD = re.compile(r"[^\W\d_]+")
+#: Words before a noun that make it a kind of thing, not one named creature ("my Scryer friend",
+#: "an Ogre"): a term after one of them is used as a common noun.
+DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "my",
+        "your",
+        "his",
+        "her",
+        "its",
+        "our",
+        "their",
+        "every",
+        "each",
+        "some",
+        "any",
+        "another",
+    ]
+)
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W{0,2}$")
 
 
 def written_as_name(search: SearchView, sources: dict[str, str], language: str) -> bool:
     """Whether the report writes a truncated search's term as a name of its own, not as ordinary
     words nor as part of a longer word: some mention starts with an upper-case letter, no
     mention is followed by a letter or digit in its source (``Scryer`` inside ``Scryers``), and
-    not every word of the term is a common word of English or the report's language
+    no mention follows a determiner (``my Scryer friend``, ``an Ogre``: a kind, not one named
+    creature), and not every word of the term is a common word of English or the report's language
     (:func:`~.common_words.common_word`: ``Trash``, ``Ogre``, ``mana spring totem``,
     ``Steward`` of ``Orthal the Steward`` are exact creature names a truncated search finds, and
     rarely what the report means). Measured on dev/dev2/devset: these guards remove the exact
@@ -28,6 +50,9 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
     for mention in search.mentions:
         text = sources.get(mention.source, "")
         if mention.end < len(text) and text[mention.end].isalnum():
+            return False
+        before = _LAST_WORD.search(text, max(0, mention.start - 40), mention.start)
+        if before is not None and before.group(1).casefold() in DETERMINERS:
             return False
     return True
 
