@@ -75,8 +75,11 @@ from resources.world_db.query import (
     case_note,
     coerce_identity,
     coverage_notes,
+    exact_coverage_notes,
+    exact_statement,
     fetch_statement,
     identity_coverage_notes,
+    indexed_exact_statement,
     indexed_search_statement,
     scalar,
     search_pattern,
@@ -126,8 +129,8 @@ class WorldDatabase(WorldConnection):
             raise ConfigError(ErrorCode.CONFIG_INVALID, "duplicate catalog name", key="catalogs")
         super().__init__(database, {catalog.name: catalog for catalog in catalogs})
         self._use_index = use_index
-        #: Built statements by (catalog, indexed): SQLAlchemy then reuses their cache keys.
-        self._statements: dict[tuple[str, bool], Select[Any]] = {}
+        #: Built statements by (kind, catalog, indexed): SQLAlchemy then reuses their cache keys.
+        self._statements: dict[tuple[str, str, bool], Select[Any]] = {}
 
     @classmethod
     def from_config(cls, config: ProjectConfig, *, use_index: bool = True) -> "WorldDatabase":
@@ -169,7 +172,7 @@ class WorldDatabase(WorldConnection):
             prefilter = index_pattern(search_key(term)) if index is not None else None
             if prefilter is not None:
                 parameters["index_pattern"] = prefilter
-            key = (catalog, prefilter is not None)
+            key = ("contains", catalog, prefilter is not None)
             statement = self._statements.get(key)
             if statement is None:
                 if index is not None and prefilter is not None:
@@ -192,6 +195,49 @@ class WorldDatabase(WorldConnection):
             rows=[to_row(bound, record) for record in records[:limit]],
             elapsed_ms=elapsed_ms,
             coverage_notes=coverage_notes(bound, self._backend, schema.binding, limit, truncated),
+        )
+
+    def exact_name_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        """Literal exact-name query on ``catalog``'s name column (protocol v6: it completes a
+        truncated contains search); asks for ``limit + 1`` rows. Same comparison, order (less
+        the exact-first key), trigram pre-filter and read-only connection as
+        :meth:`contains_search`."""
+        config = self._catalog_config(catalog)
+        validate_term(term)
+        validate_limit(limit)
+        with self._guard("exact_name_search"):
+            schema = self._schema()
+            bound = schema.catalogs[catalog]
+            parameters: dict[str, Any] = {"term": term, "row_limit": limit + 1}
+            index = schema.indexes.get(catalog) if self._use_index else None
+            prefilter = index_pattern(search_key(term)) if index is not None else None
+            if prefilter is not None:
+                parameters["index_pattern"] = prefilter
+            key = ("exact", catalog, prefilter is not None)
+            statement = self._statements.get(key)
+            if statement is None:
+                if index is not None and prefilter is not None:
+                    statement = indexed_exact_statement(bound, index, schema.charsets)
+                else:
+                    statement = exact_statement(bound, self._backend, schema.charsets)
+                self._statements[key] = statement
+            records, sql_text, sent, elapsed_ms = self._execute_recorded(statement, parameters)
+        truncated = len(records) > limit
+        return SearchResult(
+            catalog=catalog,
+            entity_type=config.entity_type,
+            catalog_kind=config.kind,
+            term=term,
+            sql=sql_text,
+            parameters=sent,
+            snapshot=schema.binding,
+            row_limit=limit,
+            truncated=truncated,
+            rows=[to_row(bound, record) for record in records[:limit]],
+            elapsed_ms=elapsed_ms,
+            coverage_notes=exact_coverage_notes(
+                bound, self._backend, schema.binding, limit, truncated
+            ),
         )
 
     def _execute_recorded(

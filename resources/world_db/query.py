@@ -188,6 +188,49 @@ def indexed_search_statement(
     return search_statement(bound, "sqlite", charsets).where(key.in_(candidates))
 
 
+def exact_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
+    """The literal exact-name query (protocol v6): the rows whose name equals ``:term`` under the
+    contains search's own "exact match" test, in its order without the exact-first key.
+
+    SQLite compares search keys (``vba_search_key(name) = vba_search_key(:term)``); MariaDB/MySQL
+    compare ``lower(name) = lower(:term)`` under the name column's collation. Limited to
+    ``:row_limit`` (``max_candidates + 1``: truncation is detected).
+    """
+    name = bound.name
+    if backend == "sqlite":
+        key = getattr(func, SEARCH_KEY_FUNCTION)
+        exact, length = key(name) == key(bindparam("term")), func.length(name)
+    else:
+        exact = func.lower(name) == func.lower(bindparam("term"))
+        length = func.char_length(name)
+    return (
+        _columns(bound)
+        .where(name.is_not(None), exact)
+        .order_by(
+            length,
+            binary_order(name, backend, charsets, binary_collation),
+            bound.identity,
+            *(binary_order(c, backend, charsets, binary_collation) for c in bound.tie_breakers),
+        )
+        .limit(bindparam("row_limit"))
+    )
+
+
+def indexed_exact_statement(
+    bound: BoundCatalog, index: TrigramIndex, charsets: Charsets
+) -> Select[Any]:
+    """:func:`exact_statement` (SQLite) plus the trigram pre-filter of
+    :func:`indexed_search_statement`: the rows whose key equals the term's key are among those
+    whose key contains it, so the pre-filter (a superset of the contains matches) keeps them all."""
+    fts = table(index.table, *(column(name) for name in (index.name_column, *index.key_columns)))
+    candidates = select(*(fts.c[key] for key in index.key_columns)).where(
+        fts.c[index.name_column].like(bindparam("index_pattern"))
+    )
+    keys = [bound.table.c[key] for key in index.key_columns]
+    key = keys[0] if len(keys) == 1 else tuple_(*keys)
+    return exact_statement(bound, "sqlite", charsets).where(key.in_(candidates))
+
+
 def fetch_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
     """Every row with ``:identity`` and a non-NULL name, in key order, then name."""
     return (
@@ -218,6 +261,32 @@ def coverage_notes(
         f"literal contains filter: the term anywhere in {where}, with '%', '_' and '\\' "
         "matched literally; rows whose name is NULL are never returned",
         SQLITE_ORDER_NOTE if backend == "sqlite" else MYSQL_ORDER_NOTE,
+        f"a miss is scoped to catalog '{bound.config.name}', this filter and snapshot "
+        f"'{binding.label}' (schema {binding.schema_fingerprint[:16]}); it never proves that "
+        "an entity is absent from the running world",
+    ]
+    if truncated:
+        notes.append(f"truncated: more than {limit} rows matched; only the first {limit} are kept")
+    return notes
+
+
+def exact_coverage_notes(
+    bound: BoundCatalog, backend: str, binding: SnapshotBinding, limit: int, truncated: bool
+) -> list[str]:
+    """What an exact-name capture (protocol v6) can and cannot say."""
+    where = f"{bound.table.name}.{bound.name.name}"
+    equal = (
+        f"{SEARCH_KEY_FUNCTION}(name) = {SEARCH_KEY_FUNCTION}(term)"
+        if backend == "sqlite"
+        else "lower(name) = lower(term) under the column collation"
+    )
+    notes = [
+        case_note(bound, backend),
+        f"literal exact-name filter: the rows whose {where} equals the term ({equal}, the "
+        "contains search's own exact-match test); rows whose name is NULL are never returned",
+        "order: shorter name (characters), then name in code-point order, then identity",
+        "completes a truncated contains search of the same term: when this capture is complete, "
+        "it holds every row of this catalog and snapshot whose name equals the term",
         f"a miss is scoped to catalog '{bound.config.name}', this filter and snapshot "
         f"'{binding.label}' (schema {binding.schema_fingerprint[:16]}); it never proves that "
         "an entity is absent from the running world",

@@ -207,9 +207,11 @@ def test_a_truncated_search_cannot_produce_a_selection(tmp_path: Path) -> None:
     assert context["unresolved"][0]["status"] == "truncated"
     body = package.read_json("analysis/interpretations/0001/interpretation.json")["interpretation"]
     assert [u["ref"] for u in body["unknowns"]] == ["D1"]
-    capture = next(iter(package.list_dir(f"{ER}/captures")))
-    result = package.read_json(capture)["result"]
+    captures = [package.read_json(c) for c in package.list_dir(f"{ER}/captures")]
+    (own,) = [c for c in captures if "kind" not in c]  # v6 adds the exact-name capture beside it
+    result = own["result"]
     assert result["truncated"] is True and len(result["rows"]) == 3
+    assert [c["kind"] for c in captures if "kind" in c] == ["exact_name"]
 
 
 def test_competing_candidates_stay_an_unknown(tmp_path: Path) -> None:

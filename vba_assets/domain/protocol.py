@@ -40,13 +40,16 @@ version  what it changed
          ``unknowns`` has room for every D alias and every unresolvable date; a clarification
          names the subjects whose listing fits its budget (the first always)
 6        (under construction in this release, not yet frozen by a published revision) resolution
-         quality on unseen reports (issue 29): each change adds its own :class:`ProtocolSpec`
-         flag, true from 6 on, and its rules ``since=6``; grounded tie-breaks: a capture whose
-         rows hold several entities named exactly the term also records their quest relations
-         (``quest_relations``), and a selection among them cites the grounded fact that tells
-         them apart (``tiebreak``: a quest title, a link id or a data column); one N alias per
-         selected entry (the mentions of every search that selected it), observation sentences
-         split outside URLs and markup; causal wording refused in the reporters' languages
+         quality on unseen reports (issue 29), with prompt version ``v3``: each change adds its
+         own :class:`ProtocolSpec` flag, true from 6 on, and its rules ``since=6``; grounded
+         tie-breaks: a capture whose rows hold several entities named exactly the term also
+         records their quest relations (``quest_relations``), and a selection among them cites
+         the grounded fact that tells them apart (``tiebreak``: a quest title, a link id or a
+         data column); one N alias per selected entry (the mentions of every search that
+         selected it), observation sentences split outside URLs and markup; causal wording
+         refused in the reporters' languages; exact-name coverage: a truncated contains capture
+         is completed by a literal exact-name capture (kind ``exact_name``) whose complete,
+         unique row may ground a selection
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -170,7 +173,7 @@ RULES: dict[ErrorCode, Rule] = {
             "a clarification names the competing candidates (names and ids) or the unmatched name",
         ),
     ),
-    # grounded tie-breaks (issue 29 item 4, ARCHITECTURE 15)
+    # grounded tie-breaks and exact-name coverage (issue 29 items 3-4, ARCHITECTURE 15)
     **_rules(
         "resolution_assessment",
         6,
@@ -178,6 +181,11 @@ RULES: dict[ErrorCode, Rule] = {
             ErrorCode.ASSESSMENT_TIEBREAK_UNGROUNDED,
             "a selection among entities sharing the selected name cites a grounded tie-break "
             "(report span and captured fact) that holds for it and for none of the others",
+        ),
+        (
+            ErrorCode.ASSESSMENT_EXACT_NOT_UNIQUE,
+            "a truncated search selects only the one entity of its complete exact-name capture "
+            "whose name equals the term",
         ),
     ),
     # identity references (issue 11, ARCHITECTURE 6.1)
@@ -265,6 +273,14 @@ class ProtocolSpec:
         multilingual_causal: Causal and diagnostic wording is refused in the reporters'
             languages (issue 29 item 6, v6 on, :mod:`vba_assets.domain.interpretation.causal`),
             not in English only.
+        exact_name_coverage: Exact-name coverage under truncation (issue 29, v6 on): a truncated
+            contains capture is followed by one literal, parameterized exact-name query on the
+            same catalog (``name = term`` under the backend's collation, ``max_candidates + 1``
+            rows), recorded as its own capture (``kind`` ``exact_name``, ``completes`` naming the
+            truncated capture); when that capture is complete and holds exactly one entity whose
+            name equals the term (:func:`~vba_assets.domain.catalog.names.normalize_for_match`),
+            that row may be selected citing the exact capture. The truncated capture itself
+            still cannot select.
     """
 
     version: ProtocolVersion
@@ -282,6 +298,7 @@ class ProtocolSpec:
     grounded_tiebreaks: bool = False
     merged_entities: bool = False
     multilingual_causal: bool = False
+    exact_name_coverage: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -321,6 +338,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
         grounded_tiebreaks=True,
         merged_entities=True,
         multilingual_causal=True,
+        exact_name_coverage=True,
     ),
 }
 

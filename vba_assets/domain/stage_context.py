@@ -14,7 +14,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, ValidationError, mode
 
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.builder import Case
-from vba_assets.domain.catalog.matching import MatchTier
+from vba_assets.domain.catalog.matching import MatchTier, RankedCandidate
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import RelationResult, Scalar
 from vba_assets.domain.resolution.models import (
@@ -75,6 +75,19 @@ class CandidateView(StrictModel):
     )
 
 
+class ExactView(StrictModel):
+    """Protocol v6: the exact-name capture that completes a truncated search, and its candidates.
+
+    ``unique``: the capture is complete and holds one entity whose name equals the term; only
+    then may that candidate be selected, citing this capture and its row.
+    """
+
+    capture_alias: str
+    truncated: bool
+    unique: bool
+    candidates: list[CandidateView]
+
+
 class SearchView(StrictModel):
     """One executed search and its candidates."""
 
@@ -96,6 +109,11 @@ class SearchView(StrictModel):
         exclude_if=lambda value: value is None,
         description="Protocol v6: the quests the candidates named exactly the term start or "
         "end, with every title (grounded tie-break facts of the capture).",
+    )
+    exact: ExactView | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v6: the exact-name capture that completes this truncated search.",
     )
 
 
@@ -211,6 +229,27 @@ def plan_stage_context(
     )
 
 
+def _candidate_views(
+    ids: Sequence[str], candidates: Sequence[RankedCandidate]
+) -> list[CandidateView]:
+    return [
+        CandidateView(
+            candidate_id=candidate_id,
+            identity=candidate.identity,
+            name=candidate.name,
+            tier=candidate.tier,
+            catalog=candidate.catalog,
+            catalog_kind=candidate.catalog_kind,
+            capture_row=candidate.source_index,
+            data=candidate.data,
+            other_names=list(
+                dict.fromkeys(r.name for r in candidate.also_matched if r.name != candidate.name)
+            ),
+        )
+        for candidate_id, candidate in zip(ids, candidates, strict=True)
+    ]
+
+
 def assessment_stage_context(
     case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
 ) -> AssessmentStageContext:
@@ -225,24 +264,7 @@ def assessment_stage_context(
         )
     searches = []
     for proposed, search in zip(plan.searches, candidate_index.searches, strict=True):
-        candidates = [
-            CandidateView(
-                candidate_id=candidate_id,
-                identity=candidate.identity,
-                name=candidate.name,
-                tier=candidate.tier,
-                catalog=candidate.catalog,
-                catalog_kind=candidate.catalog_kind,
-                capture_row=candidate.source_index,
-                data=candidate.data,
-                other_names=list(
-                    dict.fromkeys(
-                        r.name for r in candidate.also_matched if r.name != candidate.name
-                    )
-                ),
-            )
-            for candidate_id, candidate in zip(search.candidate_ids, search.candidates, strict=True)
-        ]
+        exact = search.exact
         searches.append(
             SearchView(
                 search_id=search.search_id,
@@ -252,9 +274,17 @@ def assessment_stage_context(
                 mentions=list(proposed.mentions),
                 capture_alias=search.capture_alias,
                 truncated=search.truncated,
-                candidates=candidates,
+                candidates=_candidate_views(search.candidate_ids, search.candidates),
                 reference=proposed.reference,
                 quest_relations=search.quest_relations,
+                exact=None
+                if exact is None
+                else ExactView(
+                    capture_alias=exact.capture_alias,
+                    truncated=exact.truncated,
+                    unique=exact.unique,
+                    candidates=_candidate_views(exact.candidate_ids, exact.candidates),
+                ),
             )
         )
     return AssessmentStageContext(
@@ -271,6 +301,8 @@ def candidate_names(
     for unresolved in resolution_context.unresolved:
         search = searches.get(unresolved.search_id)
         known = {c.identity: c.name for c in search.candidates} if search is not None else {}
+        if search is not None and search.exact is not None:  # protocol v6
+            known = {c.identity: c.name for c in search.exact.candidates} | known
         names[unresolved.alias] = [
             CandidateLabel(identity=identity, name=known[identity])
             for identity in unresolved.candidate_identities

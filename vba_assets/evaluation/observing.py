@@ -61,8 +61,8 @@ def observe_case(
         status: SearchStatus = verdict.status if verdict else "unassessed"
         selected = None
         if verdict and verdict.status == "selected" and indexed and verdict.candidate_id:
-            position = indexed.candidate_ids.index(verdict.candidate_id)
-            selected = indexed.candidates[position].identity
+            candidate = indexed.candidate(verdict.candidate_id)
+            selected = candidate.identity if candidate is not None else None
         searches.append(
             ObservedSearch(
                 search_id=search_id,

@@ -23,6 +23,7 @@ __all__ = [
     "candidate_names",
     "categories",
     "common_words",
+    "exact_coverage",
     "gazetteer",
     "inflection",
     "interpretation",

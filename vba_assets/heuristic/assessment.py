@@ -4,7 +4,9 @@ One rule decides, for each search, in this order:
 
 1. no candidate -> ``no_match``;
 2. truncated search (more rows matched than were captured) -> ``ambiguous``: a unique selection
-   is impossible, whatever the names;
+   is impossible, whatever the names; except (protocol v6) when the search's exact-name capture
+   is complete and holds one entity named exactly as the term: that row is selected as in rule 3
+   (:func:`assess_exact_coverage`, citing the exact-name capture);
 3. exactly one candidate has an English or localized name equal to the term (after
    :func:`~vba_assets.domain.catalog.matching.normalize_for_match`), and it is not a technical helper entry
    (a name matching a ``helper_name_patterns`` regex of its own catalog or of a primary ``name``
@@ -71,6 +73,7 @@ from vba_assets.heuristic.candidate_names import (
     is_exact,
     is_helper,
 )
+from vba_assets.heuristic.exact_coverage import exact_competitors, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
 from vba_assets.heuristic.tiebreaks import describe_tiebreak, find_tiebreak, without_ungrounded_tie
@@ -181,9 +184,12 @@ def _assess_search(
     best_tier = min(c.tier for c in candidates)
     best = [c for c in candidates if c.tier == best_tier]
     if search.truncated:
+        covered = assess_exact_coverage(search, sources, patterns, language, whole)
+        if covered is not None:
+            return covered
         data = _ambiguous(
             search,
-            exact or best,
+            exact_competitors(search) or exact or best,
             f"the search for {term!r} was truncated (more rows matched than were captured), so "
             "no unique selection is possible",
         )
@@ -302,6 +308,49 @@ def _selected(
         evidence=[EvidenceQuote(source=mention.source, quote=quote)],
         rationale=f"heuristic: {why} The evidence is the report sentence around the first "
         "mention with context; the heuristic weighs no context beyond the names",
+    )
+
+
+def assess_exact_coverage(
+    search: SearchView,
+    sources: dict[str, str],
+    patterns: dict[str, list[re.Pattern[str]]],
+    language: str,
+    whole: bool,
+) -> SearchAssessmentOutput | None:
+    """Protocol v6, a truncated search: select the one entity of its exact-name capture when the
+    controller marked that capture unique (complete, one entity named exactly as the term), a
+    mention is the whole term, the row is no helper entry and no weak localized match, and a
+    mention has report context to cite; None otherwise (the search stays ambiguous)."""
+    exact = search.exact
+    if exact is None or not exact.unique or not whole:
+        return None
+    if not written_as_name(search, sources, language):
+        return None
+    named = [c for c in exact.candidates if is_exact(c, search.term)]
+    if len(named) != 1:
+        return None
+    chosen = named[0]
+    if weak_localized(chosen, search.term, language) or is_helper(chosen, patterns):
+        return None
+    cited = _first_cited(search, chosen, sources)
+    if cited is None:
+        return None
+    mention, quote = cited
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="selected",
+        candidate_id=chosen.candidate_id,
+        capture=exact.capture_alias,
+        capture_row=chosen.capture_row,
+        mention=mention,
+        evidence=[EvidenceQuote(source=mention.source, quote=quote)],
+        rationale=f"heuristic: exact unique name under truncation. The contains search "
+        f"{search.capture_alias} for {search.term!r} was truncated, but its complete exact-name "
+        f"capture {exact.capture_alias} holds one entity named exactly so "
+        f"({chosen.candidate_id}: {chosen.name!r}, identity {chosen.identity}), which matches no "
+        "helper-name pattern. The evidence is the report sentence around the first mention "
+        "with context; the heuristic weighs no context beyond the name",
     )
 
 

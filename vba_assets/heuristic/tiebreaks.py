@@ -212,8 +212,8 @@ def without_ungrounded_tie(
         search.term,
         ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
     )
-    chosen = next(c for c in search.candidates if c.candidate_id == verdict.candidate_id)
-    if chosen.identity not in tied:
+    chosen = next((c for c in search.candidates if c.candidate_id == verdict.candidate_id), None)
+    if chosen is None or chosen.identity not in tied:  # None: the unique row of an exact capture
         return verdict
     return SearchAssessmentOutput(
         search_id=search.search_id,

@@ -7,6 +7,7 @@ Shared by the Dagster assets (``vba_assets/defs``) and the headless ``vba trial 
 __all__ = [
     "artifacts",
     "blocked",
+    "capture_runs",
     "checks",
     "code_versions",
     "completion",

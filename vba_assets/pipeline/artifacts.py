@@ -17,6 +17,7 @@ from vba_assets.domain.resolution.context import (
     search_ids,
 )
 from vba_assets.domain.resolution.models import (
+    EXACT_NAME,
     CandidateIndex,
     CaptureArtifact,
     ResolutionAssessmentOutput,
@@ -52,25 +53,43 @@ def load_plan(rev: FrozenRevision) -> ResolutionPlanOutput | None:
 
 
 def load_captures(rev: FrozenRevision) -> dict[str, tuple[str, CaptureArtifact]]:
-    """``search_id -> (sha256, capture)`` of every capture written so far (hash-checked)."""
+    """``key -> (sha256, capture)`` of every capture written so far (hash-checked): the key is
+    the search id (``Q1``) of a search's own capture and ``Q1/exact_name`` of the exact-name
+    capture that completes it (protocol v6, :attr:`CaptureArtifact.key`)."""
     captures: dict[str, tuple[str, CaptureArtifact]] = {}
     directory = rev.layout.captures_dir
     for relpath in rev.package.list_dir(directory):
         digest = relpath.rsplit("/", 1)[-1].removesuffix(".json")
         capture = CaptureArtifact.model_validate(rev.package.read_object(directory, digest))
-        captures.setdefault(capture.search_id, (digest, capture))
+        captures.setdefault(capture.key, (digest, capture))
     return captures
 
 
+def exact_captures(
+    rev: FrozenRevision, captures: dict[str, tuple[str, CaptureArtifact]]
+) -> dict[str, tuple[str, CaptureArtifact]]:
+    """``search_id -> (sha256, capture)`` of the exact-name captures among ``captures`` that
+    the revision's protocol reads (v6 on; none before, whatever files lie there)."""
+    if not rev.spec.exact_name_coverage:
+        return {}
+    return {
+        capture.search_id: (digest, capture)
+        for digest, capture in captures.values()
+        if capture.kind == EXACT_NAME
+    }
+
+
 def plan_captures(
-    rev: FrozenRevision, plan: ResolutionPlanOutput
+    rev: FrozenRevision,
+    plan: ResolutionPlanOutput,
+    loaded: dict[str, tuple[str, CaptureArtifact]] | None = None,
 ) -> list[tuple[str, str, CaptureArtifact]]:
     """``(search_id, sha256, capture)`` of every search of ``plan``, in plan order.
 
     Raises:
         StoreError: ``ARTIFACT_MISSING`` naming the searches that have no capture yet.
     """
-    captures = load_captures(rev)
+    captures = load_captures(rev) if loaded is None else loaded
     missing = [sid for sid in search_ids(plan) if sid not in captures]
     if missing:
         raise StoreError(
@@ -83,8 +102,11 @@ def plan_captures(
 
 
 def compute_candidate_index(rev: FrozenRevision, plan: ResolutionPlanOutput) -> CandidateIndex:
-    """The candidate index of ``plan``, recomputed from its captures."""
-    return build_candidate_index(plan, [(sha, cap) for _, sha, cap in plan_captures(rev, plan)])
+    """The candidate index of ``plan``, recomputed from its captures (and, protocol v6, the
+    exact-name captures that complete truncated ones)."""
+    loaded = load_captures(rev)
+    own = [(sha, cap) for _, sha, cap in plan_captures(rev, plan, loaded)]
+    return build_candidate_index(plan, own, exact_captures(rev, loaded))
 
 
 def load_candidate_index(rev: FrozenRevision) -> CandidateIndex | None:

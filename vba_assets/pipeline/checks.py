@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.findings import Finding, errors
+from vba_assets.domain.frozen_inputs import ResolutionInput
 from vba_assets.domain.interpretation.rules import interpretation_validator
-from vba_assets.domain.resolution.captures import identity_capture_findings
+from vba_assets.domain.resolution.captures import exact_capture_findings, identity_capture_findings
+from vba_assets.domain.resolution.models import EXACT_NAME, ProposedSearch, capture_key
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stages import Stage
@@ -29,6 +32,7 @@ from vba_assets.pipeline.artifacts import (
     load_captures,
     load_plan,
 )
+from vba_assets.pipeline.capture_runs import Captures, needs_exact
 from vba_assets.pipeline.frozen_revision import FrozenRevision
 from vba_assets.pipeline.recorder import PackageRecorder
 from vba_assets.pipeline.stage_requests import interpretation_context, interpretation_stage
@@ -171,27 +175,78 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "SQL is not the parameterized contains-search template",
                 artifact,
             )
-        if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
-            add(
-                ErrorCode.CAPTURE_SNAPSHOT_DIFFERS,
-                sid,
-                "snapshot binding differs from the frozen input",
-                artifact,
-            )
-        rows_over = search.reference is None and len(result.rows) > result.row_limit
-        if result.row_limit != frozen.max_candidates or rows_over:
-            add(
-                ErrorCode.CAPTURE_ROW_LIMIT,
-                sid,
-                f"row limit {result.row_limit} (frozen {frozen.max_candidates}) with "
-                f"{len(result.rows)} rows",
-                artifact,
-            )
-        if not result.coverage_notes:
-            add(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, sid, "no coverage notes", artifact)
+        findings += _result_findings(result, frozen, sid, artifact, search.reference is None)
+        findings += _exact_findings(rev, captures, search, sid)
         grounded = rev.spec.grounded_tiebreaks  # v6: the capture's quest relations
         findings += relation_capture_findings(capture, grounded, sid, artifact)
     return CheckOutcome(findings)
+
+
+def _result_findings(
+    result: SearchResult, frozen: ResolutionInput, sid: str, artifact: str, bounded: bool
+) -> list[Finding]:
+    """Snapshot, row limit and coverage notes of one capture's result (``bounded``: its rows
+    are cut at the row limit, unlike an identity fetch's)."""
+    findings = []
+    if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
+        findings.append(
+            Finding(
+                code=ErrorCode.CAPTURE_SNAPSHOT_DIFFERS,
+                subject=sid,
+                artifact=artifact,
+                message="snapshot binding differs from the frozen input",
+            )
+        )
+    rows_over = bounded and len(result.rows) > result.row_limit
+    if result.row_limit != frozen.max_candidates or rows_over:
+        findings.append(
+            Finding(
+                code=ErrorCode.CAPTURE_ROW_LIMIT,
+                subject=sid,
+                artifact=artifact,
+                message=f"row limit {result.row_limit} (frozen {frozen.max_candidates}) with "
+                f"{len(result.rows)} rows",
+            )
+        )
+    if not result.coverage_notes:
+        findings.append(
+            Finding(
+                code=ErrorCode.CAPTURE_NO_COVERAGE_NOTES,
+                subject=sid,
+                artifact=artifact,
+                message="no coverage notes",
+            )
+        )
+    return findings
+
+
+def _exact_findings(
+    rev: FrozenRevision, captures: Captures, search: ProposedSearch, sid: str
+) -> list[Finding]:
+    """Protocol v6: a truncated contains capture is completed by one exact-name capture, and that
+    capture is the exact-name query of the same search (:func:`exact_capture_findings`)."""
+    frozen = rev.resolution
+    if not rev.spec.exact_name_coverage or frozen is None or sid not in captures:
+        return []
+    own = captures[sid]
+    exact = captures.get(capture_key(sid, EXACT_NAME))
+    if exact is None:
+        if needs_exact(rev, search, own[1]):
+            return [
+                Finding(
+                    code=ErrorCode.CAPTURE_MISSING,
+                    subject=sid,
+                    message="the contains capture is truncated and no exact-name capture "
+                    "completes it",
+                )
+            ]
+        return []
+    digest, capture = exact
+    artifact = rev.layout.capture(digest)
+    return [
+        *exact_capture_findings(search, own, capture, frozen.max_candidates, sid, artifact),
+        *_result_findings(capture.result, frozen, sid, artifact, True),
+    ]
 
 
 def check_candidate_index(rev: FrozenRevision) -> CheckOutcome:
@@ -221,18 +276,25 @@ def check_selections(rev: FrozenRevision) -> CheckOutcome:
     found = _assessment_findings(rev)
     if isinstance(found, CheckOutcome):
         return found
-    findings = [f for f in found if f.code is not ErrorCode.ASSESSMENT_TRUNCATED_SELECTION]
+    findings = [f for f in found if f.code not in _TRUNCATION_CODES]
     if not found:  # context.json recomputes from plan, captures and assessment (replay's verifier)
         outcome = replay_verifiers.verify_resolution_context(rev, [])
         findings += outcome[1] if outcome else []
     return CheckOutcome(findings)
 
 
+#: What ``no_truncated_selection`` reports: a selection from a truncated capture, or (protocol v6)
+#: from an exact-name capture that does not establish a unique row.
+_TRUNCATION_CODES = frozenset(
+    {ErrorCode.ASSESSMENT_TRUNCATED_SELECTION, ErrorCode.ASSESSMENT_EXACT_NOT_UNIQUE}
+)
+
+
 def check_no_truncated_selection(rev: FrozenRevision) -> CheckOutcome:
     found = _assessment_findings(rev)
     if isinstance(found, CheckOutcome):
         return found
-    return CheckOutcome([f for f in found if f.code is ErrorCode.ASSESSMENT_TRUNCATED_SELECTION])
+    return CheckOutcome([f for f in found if f.code in _TRUNCATION_CODES])
 
 
 def check_interpretation_retention(rev: FrozenRevision) -> CheckOutcome:

@@ -23,7 +23,7 @@ A file that no crash can explain (an extra capture, a record before an evented o
 from typing import Any
 
 from vba_assets.domain.prompting.requests import request_items_for
-from vba_assets.domain.resolution.models import CaptureArtifact
+from vba_assets.domain.resolution.models import CaptureArtifact, capture_key
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
 from vba_assets.pipeline.artifacts import accepted_doc, accepted_event_fields, load_plan
@@ -116,7 +116,11 @@ def _complete_captures(rev: FrozenRevision, events: list[dict[str, Any]]) -> lis
     plan = load_plan(rev) if unevented and rev.resolution_enabled else None
     if plan is None:
         return []
-    captured_ids = {event.get("search_id") for event in events if event["event"] == "captured"}
+    captured_ids = {
+        capture_key(str(event.get("search_id")), event.get("kind"))
+        for event in events
+        if event["event"] == "captured"
+    }
     searches = {f"Q{number}": search for number, search in enumerate(plan.searches, start=1)}
     done = []
     for relpath in unevented:
@@ -127,8 +131,10 @@ def _complete_captures(rev: FrozenRevision, events: list[dict[str, Any]]) -> lis
             )
         except (VbaError, ValueError):
             continue
-        if searches.get(capture.search_id) != capture.search or capture.search_id in captured_ids:
+        if searches.get(capture.search_id) != capture.search or capture.key in captured_ids:
             continue  # not a capture this revision could have written: verify reports it
+        if capture.kind is not None and not rev.spec.exact_name_coverage:
+            continue  # an exact-name capture before protocol v6: verify reports it
         package.append_event(
             rev.revision,
             "captured",
@@ -137,9 +143,10 @@ def _complete_captures(rev: FrozenRevision, events: list[dict[str, Any]]) -> lis
             rows=len(capture.result.rows),
             truncated=capture.result.truncated,
             recovered=True,
+            **({} if capture.kind is None else {"kind": capture.kind}),
         )
-        captured_ids.add(capture.search_id)
-        done.append(f"captured event of {capture.search_id}")
+        captured_ids.add(capture.key)
+        done.append(f"captured event of {capture.key}")
     return done
 
 

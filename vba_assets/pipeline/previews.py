@@ -14,6 +14,7 @@ from vba_assets.domain.prompting.manifest import (
     account_lines,
     estimate_tokens,
 )
+from vba_assets.domain.resolution.models import EXACT_NAME, capture_key
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline.artifacts import load_captures, load_plan
 from vba_assets.pipeline.frozen_revision import FrozenRevision
@@ -140,7 +141,11 @@ def candidate_rows(doc: dict[str, Any]) -> list[dict[str, object]]:
                     )
                 )
             )
-        for cid, cand in zip(search["candidate_ids"], search["candidates"], strict=True):
+        exact = search.get("exact") or {}  # protocol v6: the exact-name capture's candidates
+        for cid, cand in [
+            *zip(search["candidate_ids"], search["candidates"], strict=True),
+            *zip(exact.get("candidate_ids", []), exact.get("candidates", []), strict=True),
+        ]:
             values = [
                 search["search_id"],
                 search["term"],
@@ -333,12 +338,18 @@ def _stage_preview(rev: FrozenRevision, result: "StageResult") -> str:
         captures = load_captures(rev)
         ids = [f"Q{n}" for n in range(1, len(plan.searches) + 1)] if plan else []
         times = {
-            event["search_id"]: event["elapsed_ms"]
+            capture_key(event["search_id"], event.get("kind")): event["elapsed_ms"]
             for event in rev.package.read_events(rev.revision)
             if event["event"] == "captured" and "elapsed_ms" in event
         }
+        keys = [  # protocol v6: each search's exact-name capture after its own
+            key
+            for sid in ids
+            for key in (sid, capture_key(sid, EXACT_NAME))
+            if key in captures and (key == sid or rev.spec.exact_name_coverage)
+        ]
         return captures_markdown(
-            [(sid, captures[sid][0], captures[sid][1].model_dump(mode="json")) for sid in ids],
+            [(key, captures[key][0], captures[key][1].model_dump(mode="json")) for key in keys],
             times,
         )
     if result.stage is Stage.CANDIDATE_INDEX:

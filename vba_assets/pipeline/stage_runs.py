@@ -23,9 +23,10 @@ from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.context import search_ids
-from vba_assets.domain.resolution.models import CaptureArtifact, ProposedSearch
+from vba_assets.domain.resolution.models import ProposedSearch
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
+from vba_assets.pipeline import capture_runs
 from vba_assets.pipeline.artifacts import (
     DISABLED_REASON,
     accepted_document,
@@ -296,48 +297,33 @@ def run_captures(run: StageRun) -> StageResult:
     assert frozen is not None
     ids = search_ids(plan)
     done = load_captures(rev)
-    missing = [
-        (sid, search) for sid, search in zip(ids, plan.searches, strict=True) if sid not in done
-    ]
-    if missing:
+    searches = list(zip(ids, plan.searches, strict=True))
+    executed = 0
+    if capture_runs.pending(rev, searches, done):
         refuse_early_resume(env, stage)
         try:
             refuse_changed_binding(env, rev, run.world.snapshot)
-            for search_id, search in missing:
-                result = search_once(run.world, search, frozen.max_candidates)
-                elapsed_ms = result.elapsed_ms
-                if not rev.spec.timing_in_content:  # v3: the query time goes to the event
-                    result = result.model_copy(update={"elapsed_ms": None})
-                capture = CaptureArtifact(
-                    schema_version=1 if rev.spec.timing_in_content else 2,
-                    search_id=search_id,
-                    search=search,
-                    result=result,
-                )
-                capture = with_quest_relations(capture, run.world.db(), rev.spec)  # v6
-                ref = env.package.write_object(
-                    env.layout.captures_dir, capture.model_dump(mode="json")
-                )
-                done[search_id] = (ref.sha256, capture)
-                env.package.append_event(
-                    env.revision,
-                    "captured",
-                    search_id=search_id,
-                    capture=ref.relpath,
-                    rows=len(result.rows),
-                    truncated=result.truncated,
-                    elapsed_ms=elapsed_ms,
-                )
+            executed = capture_runs.execute(
+                env,
+                rev,
+                searches,
+                done,
+                lambda search: search_once(run.world, search, frozen.max_candidates),
+                lambda capture: with_quest_relations(capture, run.world.db(), rev.spec),  # v6
+                lambda search: run.world.db().exact_name_search(
+                    search.catalog, search.term, frozen.max_candidates
+                ),
+            )
         except ResearchUnavailable as exc:
             raise block_research(env, stage, exc) from None
-    manifest = [[sid, done[sid][0]] for sid in ids]
+    manifest = capture_runs.manifest(rev, ids, done)
     return StageResult(
         stage,
         None,
         content_hash(manifest),
-        not missing,
+        not executed,
         "accepted",
-        {"captures": manifest, "executed": len(missing)},
+        {"captures": manifest, "executed": executed},
     )
 
 

@@ -121,6 +121,18 @@ class IdentitySearch(Protocol):
         ...
 
 
+class ExactNameSearch(Protocol):
+    """The exact-name query that completes a truncated contains search (protocol v6)."""
+
+    def exact_name_search(self, catalog: str, term: str, limit: int) -> SearchResult:
+        """Literal, parameterized exact-name query on ``catalog``'s name column: the rows whose
+        name equals ``term`` under the backend's comparison (the one the contains search's
+        "exact match first" order uses: search keys on SQLite, the column collation on
+        MariaDB), in the contains search's order; asks for ``limit + 1`` rows so ``truncated``
+        says whether every equal row was captured. Coverage notes as for a contains search."""
+        ...
+
+
 class CatalogSearch(Protocol):
     """The only two operations the world database offers (no raw SQL anywhere)."""
 
@@ -133,7 +145,9 @@ class CatalogSearch(Protocol):
         ...
 
 
-class ReadOnlyWorldDatabase(CatalogSearch, IdentitySearch, QuestRelationSearch, Protocol):
+class ReadOnlyWorldDatabase(
+    CatalogSearch, IdentitySearch, QuestRelationSearch, ExactNameSearch, Protocol
+):
     """Everything the stages, the lookup tool and the heuristic provider ask of the world DB.
 
     The one seam between the pipeline and the database: implemented by

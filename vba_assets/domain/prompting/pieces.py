@@ -28,6 +28,7 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.resolution.tiebreaks import relation_lines
 from vba_assets.domain.stage_context import (
+    CandidateView,
     InterpretationStageContext,
     SearchView,
     SourceView,
@@ -152,13 +153,7 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
             f"{_mention(search.reference.link, offsets=True)}; the capture fetched that identity. "
             "Select it only when the report's words for it agree with one of its names."
         )
-    candidates = [
-        f"  - {c.candidate_id}: identity {json_text(c.identity)}, name {json_text(c.name)}, tier "
-        f"{MatchTier(c.tier).label}, catalog {c.catalog} ({c.catalog_kind}), capture row "
-        f"{c.capture_row}, data {json_text(c.data)}"
-        + (f", other matching names {json_text(c.other_names)}" if c.other_names else "")
-        for c in search.candidates
-    ]
+    candidates = _candidate_lines(search.candidates)
     mentions = "\n".join(f"  - {_mention(m, offsets=True)}" for m in search.mentions)
     sid, where = search.search_id, f"{CANDIDATES}#/searches/{index}"
     lines = [
@@ -183,6 +178,8 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
         lines.append(
             part(f"relations:{sid}", "per_stage", f"{where}/quest_relations", "\n".join(body))
         )
+    if search.exact is not None:  # protocol v6: the exact-name capture that completes it
+        lines.append(part(f"exact:{sid}", "per_stage", f"{where}/exact", _exact_text(search)))
     return joined("\n", lines)
 
 
@@ -191,6 +188,38 @@ _RELATIONS_HEADING = (
     "among them needs a tiebreak: a quest the report names by its title that only the chosen "
     "one starts or ends, cited with its relation row, or its link, or its subname):"
 )
+
+
+def _candidate_lines(candidates: Sequence[CandidateView]) -> list[str]:
+    return [
+        f"  - {c.candidate_id}: identity {json_text(c.identity)}, name {json_text(c.name)}, tier "
+        f"{MatchTier(c.tier).label}, catalog {c.catalog} ({c.catalog_kind}), capture row "
+        f"{c.capture_row}, data {json_text(c.data)}"
+        + (f", other matching names {json_text(c.other_names)}" if c.other_names else "")
+        for c in candidates
+    ]
+
+
+def _exact_text(search: SearchView) -> str:
+    """Protocol v6: the exact-name capture of a truncated search and whether it may select."""
+    exact = search.exact
+    assert exact is not None
+    if exact.unique:
+        verdict = (
+            "complete, one entity named exactly as the term: its candidate may be selected "
+            f"(cite capture {exact.capture_alias} and its row) when the report's context "
+            "supports it"
+        )
+    elif exact.truncated:
+        verdict = "TRUNCATED (more rows matched than were captured): no unique selection"
+    else:
+        verdict = "not unique (several entities, or none named exactly as the term): no selection"
+    rows = _candidate_lines(exact.candidates) or ["  - none: no row has exactly this name"]
+    return (
+        f"- Exact-name capture {exact.capture_alias} (completes {search.capture_alias}: every "
+        f"row named exactly {json_text(search.term)}): {verdict}. Its candidates:\n"
+        + "\n".join(rows)
+    )
 
 
 # --- model call 3: the F/N/D aliases and the per-case rules ---------------------------------------
@@ -219,6 +248,7 @@ def _fact_line(f: FactAlias) -> str:
         f"- {f.alias}: search {f.search_id} {json_text(f.term)} in {f.catalog}: {f.rows} "
         + ("row" if f.rows == 1 else "rows")
         + (", TRUNCATED (more rows matched than were captured)" if f.truncated else ", complete")
+        + (f" (exact-name capture completing {f.completes})" if f.completes else "")
     )
 
 

@@ -20,6 +20,7 @@ from vba_assets.domain.resolution.context import candidate_names, link_agrees
 from vba_assets.domain.resolution.links import report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
+    ExactCoverage,
     ProposedSearch,
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
@@ -36,20 +37,20 @@ def _selection_issues(
     proposed: ProposedSearch,
     sources: Mapping[str, str],
     path: str,
+    exact_on: bool = False,
 ) -> list[Finding]:
     mentions = proposed.mentions
     sid = search.search_id
     ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
+    capture_alias = search.capture_alias
     if search.truncated:
-        return [
-            rule_issue(
-                ErrorCode.ASSESSMENT_TRUNCATED_SELECTION,
-                f"{path}/status",
-                f"{sid} was truncated (more rows matched than were captured): "
-                "it cannot produce a unique selection; answer 'ambiguous'",
-                sid,
-            )
-        ]
+        exact = search.exact if exact_on else None
+        if exact is None or not search.in_exact(verdict.candidate_id):
+            return [_truncated_issue(search, exact, path)]
+        if not exact.unique:  # protocol v6: only a complete, unique exact-name row may select
+            return [_exact_not_unique_issue(search, path)]
+        ids = dict(zip(exact.candidate_ids, exact.candidates, strict=True))
+        capture_alias = exact.capture_alias
     candidate = ids.get(verdict.candidate_id or "")
     if candidate is None:
         return [
@@ -62,12 +63,12 @@ def _selection_issues(
             )
         ]
     issues: list[Finding] = []
-    if verdict.capture != search.capture_alias:
+    if verdict.capture != capture_alias:
         issues.append(
             rule_issue(
                 ErrorCode.ASSESSMENT_WRONG_CAPTURE,
                 f"{path}/capture",
-                f"the capture of {sid} is {search.capture_alias}",
+                f"the capture of {sid} is {capture_alias}",
                 sid,
             )
         )
@@ -76,7 +77,7 @@ def _selection_issues(
             rule_issue(
                 ErrorCode.ASSESSMENT_WRONG_CAPTURE,
                 f"{path}/capture_row",
-                f"{verdict.candidate_id} is row {candidate.source_index} of {search.capture_alias}",
+                f"{verdict.candidate_id} is row {candidate.source_index} of {capture_alias}",
                 sid,
             )
         )
@@ -154,6 +155,44 @@ def _selection_issues(
     return issues
 
 
+def _truncated_issue(search: SearchCandidates, exact: ExactCoverage | None, path: str) -> Finding:
+    """A selection from a truncated capture (``exact``: its exact-name capture, protocol v6)."""
+    sid = search.search_id
+    also = (
+        f", or select the candidate of its exact-name capture {exact.capture_alias} "
+        f"({', '.join(exact.candidate_ids) or 'none'}) when that capture is marked unique"
+        if exact is not None
+        else ""
+    )
+    return rule_issue(
+        ErrorCode.ASSESSMENT_TRUNCATED_SELECTION,
+        f"{path}/status",
+        f"{sid} was truncated (more rows matched than were captured): "
+        f"it cannot produce a unique selection; answer 'ambiguous'{also}",
+        sid,
+    )
+
+
+def _exact_not_unique_issue(search: SearchCandidates, path: str) -> Finding:
+    """Protocol v6: a selection from an exact-name capture that is truncated, holds several
+    entities, or none named exactly as the term."""
+    assert search.exact is not None
+    exact = search.exact
+    why = (
+        "it is truncated"
+        if exact.truncated
+        else f"it holds {len({c.identity for c in exact.candidates})} entities"
+    )
+    return rule_issue(
+        ErrorCode.ASSESSMENT_EXACT_NOT_UNIQUE,
+        f"{path}/candidate_id",
+        f"{search.search_id}'s exact-name capture {exact.capture_alias} does not establish a "
+        f"unique row ({why}, or no name equals {search.term!r}): answer 'ambiguous' naming the "
+        "competing candidates",
+        search.search_id,
+    )
+
+
 _WORD = re.compile(r"\w+")
 #: Text-formatting tags without content of their own (BBCode ``[b]``, ``[color=red]``; HTML
 #: ``<b>``, ``<br/>``): their letters are no words of the report.
@@ -189,7 +228,7 @@ def _abstention_issues(
     issues: list[Finding] = []
     if verdict.candidate_id is not None or verdict.capture is not None:
         issues.append(issue("candidate_id", f"'{verdict.status}' selects no candidate"))
-    unknown = [c for c in verdict.competing_candidate_ids if c not in search.candidate_ids]
+    unknown = [c for c in verdict.competing_candidate_ids if search.candidate(c) is None]
     if unknown:
         issues.append(issue("competing_candidate_ids", f"{unknown} are not candidates of {sid}"))
     if verdict.status == "ambiguous" and search.candidates and not verdict.competing_candidate_ids:
@@ -241,7 +280,9 @@ def validate_assessment(
             continue
         seen.add(sid)
         if verdict.status == "selected":
-            issues += _selection_issues(verdict, by_id[sid], proposed[sid], sources, path)
+            issues += _selection_issues(
+                verdict, by_id[sid], proposed[sid], sources, path, spec.exact_name_coverage
+            )
             if spec.grounded_tiebreaks:  # v6: same-name rows are told apart by facts
                 issues += tiebreak_findings(verdict, by_id[sid], sources, path)
         else:

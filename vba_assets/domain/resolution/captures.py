@@ -1,4 +1,5 @@
-"""What an identity-reference capture must be (protocol v4; ARCHITECTURE 6.1 and 6.2). Pure.
+"""What an identity-reference capture (protocol v4; ARCHITECTURE 6.1 and 6.2) and an exact-name
+capture (protocol v6; ARCHITECTURE 15) must be. Pure.
 
 The asset check ``capture_provenance`` and ``vba verify`` (the candidate index verifier) both
 re-check it from the package alone, without the database.
@@ -8,6 +9,7 @@ import re
 
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.findings import Finding
+from vba_assets.domain.resolution.models import CaptureArtifact, ProposedSearch
 from vba_assets.errors import ErrorCode
 
 #: An identity-reference capture's SQL: a parameterized fetch by identity.
@@ -51,6 +53,74 @@ def identity_capture_findings(
                 f"{result.identity!r}, bound {bound!r}, row identities "
                 f"{sorted({str(row.identity) for row in result.rows})}, truncated "
                 f"{result.truncated})",
+            )
+        )
+    return found
+
+
+#: An exact-name capture's SQL: a parameterized equality with a limit (and, on an indexed SQLite
+#: catalog, the trigram pre-filter's parameterized LIKE).
+_EXACT_SQL = re.compile(r"^SELECT\s.+\sFROM\s.+\sWHERE\s.+\s=\s.+\sORDER BY\s.+\sLIMIT\s.+$", re.S)
+#: The only parameters an exact-name query binds (SQLAlchemy adds SQLite's ``OFFSET 0``).
+_EXACT_PARAMETERS = frozenset({"term", "row_limit", "index_pattern", "param_1"})
+
+
+def exact_capture_findings(
+    search: ProposedSearch,
+    own: tuple[str, CaptureArtifact],
+    exact: CaptureArtifact,
+    max_candidates: int,
+    sid: str,
+    artifact: str,
+) -> list[Finding]:
+    """An exact-name capture (protocol v6) completes its search's own, truncated contains
+    capture (``completes`` is that capture's sha256), for the same search, term and catalog,
+    with the parameterized exact-name template: no literal, no escape clause, the term and
+    ``max_candidates + 1`` bound as parameters."""
+    found = []
+    own_sha, own_capture = own
+    result = exact.result
+    if exact.search != search or (result.term, result.catalog) != (search.term, search.catalog):
+        found.append(
+            Finding(
+                code=ErrorCode.CAPTURE_SEARCH_DIFFERS,
+                subject=sid,
+                artifact=artifact,
+                message="the exact-name capture's search differs from the plan",
+            )
+        )
+    if (
+        exact.completes != own_sha
+        or search.reference is not None
+        or own_capture.kind is not None
+        or not own_capture.result.truncated
+    ):
+        found.append(
+            Finding(
+                code=ErrorCode.CAPTURE_EXACT_DIFFERS,
+                subject=sid,
+                artifact=artifact,
+                message=f"an exact-name capture completes only the truncated contains capture of "
+                f"its search; it names {exact.completes!r}, the search's capture is {own_sha} "
+                f"(truncated {own_capture.result.truncated})",
+            )
+        )
+    parameters = result.parameters
+    if (
+        not _EXACT_SQL.match(result.sql)
+        or "'" in result.sql
+        or " ESCAPE " in result.sql.upper()
+        or set(parameters) - _EXACT_PARAMETERS
+        or parameters.get("term") != search.term
+        or parameters.get("row_limit") != max_candidates + 1
+    ):
+        found.append(
+            Finding(
+                code=ErrorCode.CAPTURE_SQL_NOT_TEMPLATE,
+                subject=sid,
+                artifact=artifact,
+                message="SQL is not the parameterized exact-name template (term and row limit "
+                f"bound; parameters {sorted(parameters)})",
             )
         )
     return found

@@ -4,7 +4,7 @@ Both are recomputable from the accepted plan, the captures and the accepted asse
 what replay and the asset checks do: the same inputs always give the same bytes.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import cast
 
 from vba_assets.domain.catalog.matching import (
@@ -16,6 +16,7 @@ from vba_assets.domain.catalog.matching import (
     rank_key,
     rank_search_results,
 )
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.limits import not_examined_reason
 from vba_assets.domain.resolution.links import agrees, report_words
@@ -23,6 +24,7 @@ from vba_assets.domain.resolution.merging import merge_selected
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
+    ExactCoverage,
     FactAlias,
     NotExaminedName,
     ProposedSearch,
@@ -52,15 +54,53 @@ def candidate_ids(search_id: str, candidates: Sequence[RankedCandidate]) -> list
     return [f"{search_id}-C{rank}" for rank in range(1, len(candidates) + 1)]
 
 
+def exact_is_unique(term: str, result: SearchResult) -> bool:
+    """Whether an exact-name capture (protocol v6) may ground a selection: it is complete (not
+    truncated), every row is of one entity, and a row's name equals ``term`` after
+    :func:`normalize_for_match` (the match tiers' normalization)."""
+    wanted = normalize_for_match(term)
+    return (
+        not result.truncated
+        and len({identity_key(row.identity) for row in result.rows}) == 1
+        and any(normalize_for_match(row.name) == wanted for row in result.rows)
+    )
+
+
+def exact_candidate_ids(search_id: str, candidates: Sequence[RankedCandidate]) -> list[str]:
+    """``Q1-X1..Q1-Xn``: the candidates of a search's exact-name capture (protocol v6)."""
+    return [f"{search_id}-X{rank}" for rank in range(1, len(candidates) + 1)]
+
+
+def _exact_coverage(
+    search_id: str, term: str, digest: str, capture: CaptureArtifact, alias: str
+) -> ExactCoverage:
+    candidates = rank_search_results(term, [capture.result])
+    return ExactCoverage(
+        capture_sha256=digest,
+        capture_alias=alias,
+        truncated=capture.result.truncated,
+        unique=exact_is_unique(term, capture.result),
+        candidates=candidates,
+        candidate_ids=exact_candidate_ids(search_id, candidates),
+    )
+
+
 def build_candidate_index(
-    plan: ResolutionPlanOutput, captures: Sequence[tuple[str, CaptureArtifact]]
+    plan: ResolutionPlanOutput,
+    captures: Sequence[tuple[str, CaptureArtifact]],
+    exact: Mapping[str, tuple[str, CaptureArtifact]] | None = None,
 ) -> CandidateIndex:
     """Rank each search's capture with the lookup tool's ranking.
 
     Args:
         plan: the accepted plan.
         captures: ``(sha256, capture)`` for every search, in plan order.
+        exact: protocol v6: ``search_id -> (sha256, capture)`` of the exact-name captures that
+            complete truncated searches; each gets the next F alias after the searches' own
+            (``F<n+1>``... in plan order). None or empty: no exact coverage (v1-v5).
     """
+    exact = exact or {}
+    next_alias = len(plan.searches) + 1
     searches = []
     for position, (search_id, (digest, capture)) in enumerate(
         zip(search_ids(plan), captures, strict=True), start=1
@@ -71,6 +111,17 @@ def build_candidate_index(
             candidates = rank_identity_rows(capture.search.term, capture.result)
         else:
             candidates = rank_search_results(capture.search.term, [capture.result])
+        coverage = None
+        if search_id in exact and capture.result.truncated and capture.search.reference is None:
+            exact_digest, exact_capture = exact[search_id]
+            if exact_capture.completes != digest or exact_capture.search != capture.search:
+                raise ValueError(
+                    f"exact-name capture {exact_digest} does not complete {search_id}'s capture"
+                )
+            coverage = _exact_coverage(
+                search_id, capture.search.term, exact_digest, exact_capture, f"F{next_alias}"
+            )
+            next_alias += 1
         searches.append(
             SearchCandidates(
                 search_id=search_id,
@@ -84,6 +135,7 @@ def build_candidate_index(
                 candidate_ids=candidate_ids(search_id, candidates),
                 reference=capture.search.reference,
                 quest_relations=capture.quest_relations,
+                exact=coverage,
             )
         )
     return CandidateIndex(searches=searches)
@@ -174,6 +226,20 @@ def build_resolution_context(
         )
         for search in index.searches
     ]
+    facts += [  # protocol v6: the exact-name captures, after the searches' own
+        FactAlias(
+            alias=search.exact.capture_alias,
+            pointer=f"{CAPTURES_POINTER}/{search.exact.capture_sha256}",
+            search_id=search.search_id,
+            catalog=search.catalog,
+            term=search.term,
+            truncated=search.exact.truncated,
+            rows=len(search.exact.candidates),
+            completes=search.capture_alias,
+        )
+        for search in index.searches
+        if search.exact is not None
+    ]
     verdicts = {verdict.search_id: (i, verdict) for i, verdict in enumerate(assessment.assessments)}
     selected: list[SelectedEntityAlias] = []
     unresolved: list[UnresolvedIdentityAlias] = []
@@ -181,8 +247,13 @@ def build_resolution_context(
     for search, proposed in zip(index.searches, plan.searches, strict=True):
         position, verdict = verdicts[search.search_id]
         pointer = f"{ASSESSMENT_POINTER}#/assessments/{position}"
-        if verdict.status == "selected" and verdict.candidate_id is not None:
-            candidate = search.candidates[search.candidate_ids.index(verdict.candidate_id)]
+        candidate = search.candidate(verdict.candidate_id)
+        if verdict.status == "selected" and candidate is not None:
+            capture_sha = (
+                search.exact.capture_sha256
+                if search.exact is not None and search.in_exact(verdict.candidate_id)
+                else search.capture_sha256
+            )
             kinds[search.search_id] = candidate.catalog_kind
             selected.append(
                 SelectedEntityAlias(
@@ -192,7 +263,7 @@ def build_resolution_context(
                     identity=candidate.identity,
                     name=candidate.name,
                     catalog=candidate.catalog,
-                    capture_pointer=f"{CAPTURES_POINTER}/{search.capture_sha256}",
+                    capture_pointer=f"{CAPTURES_POINTER}/{capture_sha}",
                     capture_row=candidate.source_index,
                     mentions=list(proposed.mentions),
                     assessment_pointer=pointer,
@@ -200,8 +271,8 @@ def build_resolution_context(
                 )
             )
             continue
-        ids = dict(zip(search.candidate_ids, search.candidates, strict=True))
-        competing = [ids[c].identity for c in verdict.competing_candidate_ids if c in ids]
+        found = [search.candidate(c) for c in verdict.competing_candidate_ids]
+        competing = [c.identity for c in found if c is not None]
         status = cast(
             UnresolvedStatus,
             "truncated" if search.truncated and verdict.status != "no_match" else verdict.status,

@@ -231,6 +231,49 @@ class CaptureArtifact(StrictModel):
         description="Protocol v6: the quests that the entities named exactly the term start or "
         "end, with every title (a grounded tie-break fact), queried with the capture.",
     )
+    kind: Literal["exact_name"] | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: 'exact_name' for the exact-name query that completes a "
+        "truncated contains capture of the same search; absent for the search's own capture.",
+    )
+    completes: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6, with kind 'exact_name': the sha256 of the truncated capture "
+        "this one completes.",
+    )
+
+    @property
+    def key(self) -> str:
+        """``Q1`` for a search's own capture, ``Q1/exact_name`` for its exact-name capture."""
+        return capture_key(self.search_id, self.kind)
+
+
+#: The kind of capture that completes a truncated contains capture (protocol v6).
+EXACT_NAME: Literal["exact_name"] = "exact_name"
+
+
+def capture_key(search_id: str, kind: str | None = None) -> str:
+    """How captures are told apart in a revision: one per (search, kind)."""
+    return search_id if kind is None else f"{search_id}/{kind}"
+
+
+class ExactCoverage(StrictModel):
+    """Protocol v6: the exact-name capture that completes a truncated search, ranked.
+
+    ``unique`` is the controller's verdict: the capture is complete (not truncated) and every
+    row is of one entity, whose name equals the term after
+    :func:`~vba_assets.domain.catalog.names.normalize_for_match`; only then may its candidate be
+    selected (citing this capture and its row).
+    """
+
+    capture_sha256: str
+    capture_alias: str
+    truncated: bool
+    unique: bool
+    candidates: list[RankedCandidate]
+    candidate_ids: list[str]
 
 
 class SearchCandidates(StrictModel):
@@ -255,6 +298,26 @@ class SearchCandidates(StrictModel):
         exclude_if=_unset,
         description="Protocol v6: the capture's quest relations (grounded tie-break facts).",
     )
+    exact: ExactCoverage | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: the exact-name capture that completes this truncated search.",
+    )
+
+    def candidate(self, candidate_id: str | None) -> RankedCandidate | None:
+        """The candidate ``candidate_id`` names: of this search's capture or (v6) of its
+        exact-name capture; None when neither holds it."""
+        for ids, candidates in (
+            (self.candidate_ids, self.candidates),
+            (self.exact.candidate_ids, self.exact.candidates) if self.exact else ([], []),
+        ):
+            if candidate_id in ids:
+                return candidates[ids.index(candidate_id)]
+        return None
+
+    def in_exact(self, candidate_id: str | None) -> bool:
+        """Whether ``candidate_id`` is a candidate of the exact-name capture (v6)."""
+        return self.exact is not None and candidate_id in self.exact.candidate_ids
 
 
 class CandidateIndex(StrictModel):
@@ -274,6 +337,12 @@ class FactAlias(StrictModel):
     term: str
     truncated: bool
     rows: int
+    completes: str | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: for an exact-name capture, the F alias of the truncated "
+        "capture it completes.",
+    )
 
 
 class SelectedEntityAlias(StrictModel):

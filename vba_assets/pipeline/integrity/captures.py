@@ -55,9 +55,11 @@ def account_captures(ledger: Ledger, state: Revision) -> None:
             ledger.accounted.add(relpath)
             continue
         search = searches.get(capture.search_id)
-        if search is None or search != capture.search or capture.search_id in claimed:
+        if search is None or search != capture.search or capture.key in claimed:
             continue  # a capture of no search of the accepted plan, or a second one: unreferenced
-        claimed[capture.search_id] = relpath
+        if capture.kind is not None and not state.spec.exact_name_coverage:
+            continue  # an exact-name capture in a revision whose protocol has none: unreferenced
+        claimed[capture.key] = relpath
         ledger.accounted.add(relpath)
         if capture.schema_version != expected_schema:
             ledger.add(
@@ -76,10 +78,16 @@ def account_captures(ledger: Ledger, state: Revision) -> None:
                 f"no 'captured' event names the capture of {capture.search_id} (a run killed "
                 "before its event: resume the revision)",
             )
-        elif (event.get("search_id"), event.get("rows"), event.get("truncated")) != (
+        elif (
+            event.get("search_id"),
+            event.get("rows"),
+            event.get("truncated"),
+            event.get("kind"),
+        ) != (
             capture.search_id,
             len(capture.result.rows),
             capture.result.truncated,
+            capture.kind,
         ):
             ledger.add(
                 ErrorCode.PACKAGE_EVENT_INVALID,

@@ -1,0 +1,64 @@
+"""Protocol v6, exact-name coverage: what the heuristic asks of a truncated search before it
+selects the one entity of its exact-name capture (:func:`~.assessment.assess_exact_coverage`).
+Pure."""
+
+import re
+
+from vba_assets.domain.stage_context import CandidateView, SearchView
+from vba_assets.heuristic.common_words import common_word
+
+_TERM_WORD = re.compile(r"[^\W\d_]+")
+#: Words before a noun that make it a kind of thing, not one named creature ("my Scryer friend",
+#: "an Ogre"): a term after one of them is used as a common noun.
+DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "my",
+        "your",
+        "his",
+        "her",
+        "its",
+        "our",
+        "their",
+        "every",
+        "each",
+        "some",
+        "any",
+        "another",
+    ]
+)
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W{0,2}$")
+
+
+def written_as_name(search: SearchView, sources: dict[str, str], language: str) -> bool:
+    """Whether the report writes a truncated search's term as a name of its own, not as ordinary
+    words nor as part of a longer word: some mention starts with an upper-case letter, no
+    mention is followed by a letter or digit in its source (``Scryer`` inside ``Scryers``), and
+    no mention follows a determiner (``my Scryer friend``, ``an Ogre``: a kind, not one named
+    creature), and not every word of the term is a common word of English or the report's language
+    (:func:`~.common_words.common_word`: ``Trash``, ``Ogre``, ``mana spring totem``,
+    ``Steward`` of ``Orthal the Steward`` are exact creature names a truncated search finds, and
+    rarely what the report means). Measured on dev/dev2/devset: these guards remove the exact
+    rows selected for words the gold does not name; they also drop a common given name
+    (``Sara``)."""
+    words = _TERM_WORD.findall(search.term)
+    if not words or all(common_word(word.casefold(), language) for word in words):
+        return False
+    if not any(m.quote[:1].isupper() for m in search.mentions):
+        return False
+    for mention in search.mentions:
+        text = sources.get(mention.source, "")
+        if mention.end < len(text) and text[mention.end].isalnum():
+            return False
+        before = _LAST_WORD.search(text, max(0, mention.start - 40), mention.start)
+        if before is not None and before.group(1).casefold() in DETERMINERS:
+            return False
+    return True
+
+
+def exact_competitors(search: SearchView) -> list[CandidateView]:
+    """Protocol v6: the candidates of a complete exact-name capture (the same-name entities a
+    truncated search could mean); none when there is no such capture."""
+    exact = search.exact
+    return list(exact.candidates) if exact is not None and not exact.truncated else []
