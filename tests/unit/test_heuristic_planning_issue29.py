@@ -23,3 +23,47 @@ def test_one_search_per_distinct_creature_before_a_second_name_of_the_same(
     assert set(tight) == {"Marschall Dughan", "Hogger"}
     roomy = by_term(plan_for(case, names, max_searches=4))
     assert set(roomy) == {"Marschall Dughan", "Marshal Dughan", "Hogger"}
+
+
+def test_a_boss_before_a_possessive_compound_is_searched(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Sathrovarr's Shadow Bolt Volley" is the boss's spell and "Hydross's Table" its loot: the
+    possessive names the boss (Sathrovarr the Corruptor, Hydross the Unstable), so its short form
+    is searched, citing the stem only."""
+    case = reports.text(
+        "ISSUE29-POSSESSIVE",
+        "Kalecgos evades",
+        "The Kalecgos fight resets. Sathrovarr's Shadow Bolt Volley evades when its target is "
+        "ported. On our Lurker kill we got loot from Hydross's Table.",
+    )
+    plan = by_term(plan_for(case, names, max_searches=12))
+    assert [m.quote for m in plan["Sathrovarr"].mentions] == ["Sathrovarr"]
+    assert [m.quote for m in plan["Hydross"].mentions] == ["Hydross"]
+
+
+def test_a_boss_short_form_at_a_sentence_start_also_written_in_lower_case(
+    reports: Reports, names: NameIndex
+) -> None:
+    """A report that writes "razorgore" in lower case and "Razorgore" only at a sentence start:
+    not a common noun (the word is no common word and a boss's name holds it), so searched."""
+    case = reports.text(
+        "ISSUE29-LOWER-SHORT",
+        "BWL adds",
+        "Razorgore: the adds spawn too fast.\nAfter razorgore dies the eggs stay.",
+    )
+    assert "Razorgore" in by_term(plan_for(case, names))
+
+
+def test_a_short_form_many_names_hold_is_not_a_boss_short_form(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Mograine" is a word of the names of 19 entities: a contains search could not capture them
+    all (max_candidates 8), so a sentence-start mention also written in lower case stays unsearched
+    (a capitalized one in the middle of a sentence is still read as a short form)."""
+    case = reports.text(
+        "ISSUE29-MANY-SHORT",
+        "Cathedral",
+        "Mograine: drops loot when he dies.\nThe adds stay after mograine dies.",
+    )
+    assert "Mograine" not in by_term(plan_for(case, names))
