@@ -67,3 +67,18 @@ def test_a_short_form_many_names_hold_is_not_a_boss_short_form(
         "Mograine: drops loot when he dies.\nThe adds stay after mograine dies.",
     )
     assert "Mograine" not in by_term(plan_for(case, names))
+
+
+def test_an_item_name_is_not_searched(reports: Reports, names: NameIndex) -> None:
+    """Issue 29 acceptance (item 5): "Hearthstone" is an item's name and no creature's in any
+    locale (the negative gazetteer of the name index), so although the report says it "does not
+    work" (a subject cue) it is no creature search; the innkeeper is searched."""
+    assert names.only_non_creature("Hearthstone")
+    case = reports.text(
+        "ISSUE29-ITEM",
+        "Hearthstone broken",
+        "My Hearthstone does not work when I talk to Innkeeper Farley.",
+    )
+    plan = plan_for(case, names)
+    assert set(by_term(plan)) == {"Innkeeper Farley"}
+    assert all(u.term != "Hearthstone" for u in plan.unsearched)

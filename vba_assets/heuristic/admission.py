@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.lexicon import is_game_term, is_stopword
+from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.roles import zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import ARTICLES, ReportFacts, Term, fold
@@ -260,6 +261,14 @@ def boss_short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> boo
     ):
         return False
     return gazetteer.mostly_bosses(text)
+
+
+def not_for_creatures(term: Term, index: NameIndex) -> bool:
+    """A term that is only an item's or gameobject's name or a quest's title, in some locale, and
+    no creature's (the negative gazetteer, :meth:`~.name_index.NameIndex.only_non_creature`:
+    "Cruel Barb", "Hearthstone") is no creature search, unless the report links or writes an
+    identity for it."""
+    return term.reference is None and not term.exact and index.only_non_creature(term.text)
 
 
 def admit_terms(
