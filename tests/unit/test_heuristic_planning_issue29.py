@@ -82,3 +82,33 @@ def test_an_item_name_is_not_searched(reports: Reports, names: NameIndex) -> Non
     plan = plan_for(case, names)
     assert set(by_term(plan)) == {"Innkeeper Farley"}
     assert all(u.term != "Hearthstone" for u in plan.unsearched)
+
+
+def test_a_lower_case_plural_name_is_searched_by_its_singular(
+    reports: Reports, names: NameIndex
+) -> None:
+    """A casual reporter writes "defias thugs" and "the stormwind guards": the singular of the
+    last of several words equals a creature's name, so it is searched in any case, citing the
+    singular as written (a literal part of the mention)."""
+    case = reports.text(
+        "ISSUE29-LOWER-PLURAL",
+        "defias thugs",
+        "i killed some defias thugs in westfall and they dont drop anything. "
+        "also the stormwind guards do not attack horde players",
+    )
+    plan = by_term(plan_for(case, names))
+    assert [m.quote for m in plan["defias thug"].mentions] == ["defias thug", "defias thug"]
+    assert "stormwind guard" in plan
+
+
+def test_a_possessive_in_lower_case_and_capitalized_is_searched_by_its_stem(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "hogger's loot" and "Thrall's gossip": the possessive stem is the creature's name."""
+    lower = reports.text("ISSUE29-POSS-LOWER", "hogger's loot", "hogger's loot table is wrong")
+    assert "hogger" in by_term(plan_for(lower, names))
+    upper = reports.text("ISSUE29-POSS-UPPER", "Thrall", "Thrall's gossip is empty")
+    assert [m.quote for m in by_term(plan_for(upper, names))["Thrall"].mentions] == [
+        "Thrall",
+        "Thrall",
+    ]

@@ -273,15 +273,16 @@ def _name_word_after(source: SourceText, index: int) -> bool:
     )
 
 
-def _variants(token: Token, text: str) -> list[tuple[int, str]]:
+def _variants(token: Token, text: str, several: bool = False) -> list[tuple[int, str]]:
     """(end, variant) of the last word: as written, with a following period (a name that ends in
-    an abbreviation: "Jr."), possessive stem, singular of a plural."""
+    an abbreviation: "Jr."), possessive stem, singular of a plural (of a capitalized word, or of
+    the last word of ``several`` words in any case: "the stormwind guards")."""
     variants = [(token.end, "catalog")]
     if text[token.end : token.end + 1] == ".":
         variants.append((token.end + 1, "catalog"))
     if token.possessive_end is not None:
         variants.append((token.possessive_end, "catalog_possessive"))
-    elif token.capitalized and token.text.endswith("s") and len(token.text) >= 4:
+    elif (token.capitalized or several) and token.text.endswith("s") and len(token.text) >= 4:
         variants.append((token.end - 1, "catalog_singular"))
     return variants
 
@@ -293,7 +294,7 @@ def _window_spans(source: SourceText, first: int, last: int, gazetteer: Gazettee
     title_case = tokens[0].line in source.title_case_lines
     capitalized = any(t.capitalized for t in tokens)
     found: list[Span] = []
-    for end, kind in _variants(source.tokens[last], source.text):
+    for end, kind in _variants(source.tokens[last], source.text, len(tokens) > 1):
         text = source.text[tokens[0].start : end]
         if not gazetteer.has(text):
             continue
