@@ -112,3 +112,19 @@ def test_a_possessive_in_lower_case_and_capitalized_is_searched_by_its_stem(
         "Thrall",
         "Thrall",
     ]
+
+
+def test_a_short_form_capitalized_only_at_sentence_starts_is_searched(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Illidan's glaives ... Illidan's flames": the short form of Illidan Stormrage stands only
+    at sentence starts, but the report never writes it in lower case, so it is read as a name."""
+    case = reports.text(
+        "ISSUE29-INITIAL-SHORT",
+        "Black Temple",
+        "Illidan's glaives do not spawn. Illidan's flames neither.",
+    )
+    assert [m.quote for m in by_term(plan_for(case, names))["Illidan"].mentions] == [
+        "Illidan",
+        "Illidan",
+    ]

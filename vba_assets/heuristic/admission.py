@@ -219,12 +219,16 @@ MIN_SHORT_FORM_LETTERS = 4
 
 
 def short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> bool:
-    """A single capitalized word that names no creature itself, that is no common word, and that
-    is a word of names most of which are bosses (:meth:`~.gazetteer.Gazetteer.mostly_bosses`):
+    """A single capitalized word (in the middle of a sentence, or only at sentence starts of a
+    report that never writes it in lower case: "Illidan's glaives do not spawn.") that names no
+    creature itself, that is no common word, and that is a word of names most of which are bosses (:meth:`~.gazetteer.Gazetteer.mostly_bosses`):
     "Illidan" for Illidan Stormrage, "Mograine", "Razorgore"; not "Stormwind" or "Dalaran",
     places whose names many ordinary creatures carry."""
-    if len(term.words) != 1 or term.exact or not term.proper or not term.containing:
+    if len(term.words) != 1 or term.exact or not term.containing:
         return False
+    capitalized = [s for s in term.spans if s.text != s.text.lower()]
+    if not term.proper and not (capitalized and term.key not in facts.lowercase_words):
+        return False  # capitalized only at sentence starts and also written in lower case
     text = term.text
     if len(text) < MIN_SHORT_FORM_LETTERS or is_stopword(text) or is_game_term(text):
         return False
