@@ -128,3 +128,19 @@ def test_a_short_form_capitalized_only_at_sentence_starts_is_searched(
         "Illidan",
         "Illidan",
     ]
+
+
+def test_a_latin_name_glued_to_chinese_or_korean_text_is_searched(
+    reports: Reports, names: NameIndex
+) -> None:
+    """Chinese and Korean reports write a Latin name without spaces around it ("打过Hogger，",
+    "Hogger가"): the change of script ends the word, so the name is found and cited alone."""
+    chinese = reports.text(
+        "ISSUE29-ZH",
+        "Hogger从昨天开始不刷新",
+        "上周二我还在森林边缘打过Hogger，但是他现在不出现了，两天前也没有。",
+    )
+    quotes = [m.quote for m in by_term(plan_for(chinese, names))["Hogger"].mentions]
+    assert quotes == ["Hogger", "Hogger"]
+    korean = reports.text("ISSUE29-KO", "호거 버그", "Hogger가 다시 나타나지 않습니다.")
+    assert "Hogger" in by_term(plan_for(korean, names))

@@ -7,7 +7,9 @@ report's language from them.
 
 The text is read as the case holds it (NFC, ``\\n`` newlines); every offset is a code-point index
 into that text, so ``text[token.start:token.end] == token.text`` always holds. A word is a run of
-letters, marks and digits, with in-word apostrophes and hyphens (:data:`JOINERS`).
+letters, marks and digits, with in-word apostrophes and hyphens (:data:`JOINERS`); a change
+between a script written without spaces (Chinese, Japanese, Korean) and another script ends a
+word ("Hogger从昨天开始不刷新": "Hogger", then the Chinese words).
 
 Never read: markdown headings (``#`` lines), template labels ("Expected:", "Client version:"; the
 text after the colon is read) and, with the markup of :func:`~.markup.read_markup`, hidden ranges
@@ -104,6 +106,24 @@ def _is_word_char(char: str) -> bool:
     return unicodedata.category(char)[0] in "LMN"
 
 
+#: Code point ranges of scripts written without spaces between words (kana, CJK ideographs,
+#: Hangul syllables and jamo): a word of such a script glued to a Latin or Cyrillic name
+#: ("Hogger从昨天开始不刷新") is two words.
+_UNSPACED = (
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+
+
+def _unspaced(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _UNSPACED)
+
+
 def _line_starts(text: str) -> list[int]:
     return [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
@@ -181,9 +201,15 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
                 position += 1
                 continue
             end = position + 1
+            script = _unspaced(char)
             while end < line_end and (
-                _is_word_char(text[end])
-                or (text[end] in JOINERS and end + 1 < line_end and _is_word_char(text[end + 1]))
+                (_is_word_char(text[end]) and _unspaced(text[end]) == script)
+                or (
+                    text[end] in JOINERS
+                    and end + 1 < line_end
+                    and _is_word_char(text[end + 1])
+                    and _unspaced(text[end + 1]) == script
+                )
             ):
                 end += 1
             word = text[position:end]
