@@ -144,3 +144,20 @@ def test_a_latin_name_glued_to_chinese_or_korean_text_is_searched(
     assert quotes == ["Hogger", "Hogger"]
     korean = reports.text("ISSUE29-KO", "호거 버그", "Hogger가 다시 나타나지 않습니다.")
     assert "Hogger" in by_term(plan_for(korean, names))
+
+
+def test_code_constants_are_not_searched(reports: Reports, names: NameIndex) -> None:
+    """The parts of code identifiers ("NPC_ONYXIAN_WHELP", "SPELL_WING_BUFFET", "npc_hogger")
+    are no creature mentions: the only search is the boss the prose names. Emphasis with
+    underscores ("_Onyxia_") is prose and still read."""
+    case = reports.text(
+        "ISSUE29-CODE",
+        "Onyxia",
+        "```cpp\nenum Creatures { NPC_ONYXIAN_WHELP = 11262, NPC_LAIR_GUARD = 36561 };\n"
+        "enum Spells { SPELL_WING_BUFFET = 18500, SPELL_FLAME_BREATH = 18435 };\n```\n"
+        "UPDATE `creature_template` SET `ScriptName`='npc_hogger' WHERE `entry`=448;\n"
+        "_Onyxia_ whelps spawn too fast.",
+    )
+    plan = by_term(plan_for(case, names))
+    assert set(plan) == {"Onyxia"}
+    assert [m.quote for m in plan["Onyxia"].mentions] == ["Onyxia", "Onyxia"]

@@ -14,8 +14,9 @@ word ("Hogger从昨天开始不刷新": "Hogger", then the Chinese words).
 Never read: markdown headings (``#`` lines), template labels ("Expected:", "Client version:"; the
 text after the colon is read) and, with the markup of :func:`~.markup.read_markup`, hidden ranges
 (template comments, HTML, URLs, image syntax). Words inside ``[...]`` (chat channels, player
-names, item links) and ``<...>`` (titles such as "<The Betrayer>") are read but marked
-``enclosed``: no capitalized run of :mod:`.spans` takes them.
+names, item links) and ``<...>`` (titles such as "<The Betrayer>"), and the parts of a code
+identifier ("NPC_ONYXIAN_WHELP", "npc_hogger"), are read but marked ``enclosed``: no capitalized
+run of :mod:`.spans` and no catalog-name match takes them.
 """
 
 import re
@@ -124,6 +125,15 @@ def _unspaced(char: str) -> bool:
     return any(low <= code <= high for low, high in _UNSPACED)
 
 
+def _identifier_part(text: str, start: int, end: int) -> bool:
+    """True for a word glued by an underscore to another word: a part of a code identifier
+    ("NPC_ONYXIAN_WHELP", "npc_hogger", "SPELL_WING_BUFFET"), not prose ("_Hogger_" is
+    emphasis: its underscores touch no other word)."""
+    before = start >= 2 and text[start - 1] == "_" and _is_word_char(text[start - 2])
+    after = end + 1 < len(text) and text[end] == "_" and _is_word_char(text[end + 1])
+    return before or after
+
+
 def _line_starts(text: str) -> list[int]:
     return [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
@@ -224,7 +234,9 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
                     capitalized=first.isupper() or first.istitle(),
                     cased=first.lower() != first.upper(),
                     has_digit=any(c.isdigit() for c in word),
-                    enclosed=depth["["] > 0 or depth["<"] > 0,
+                    enclosed=depth["["] > 0
+                    or depth["<"] > 0
+                    or _identifier_part(text, position, end),
                     sentence_initial=heading or _sentence_initial(text, position, line_start),
                 )
             )
