@@ -161,3 +161,30 @@ def test_code_constants_are_not_searched(reports: Reports, names: NameIndex) -> 
     plan = by_term(plan_for(case, names))
     assert set(plan) == {"Onyxia"}
     assert [m.quote for m in plan["Onyxia"].mentions] == ["Onyxia", "Onyxia"]
+
+
+def test_a_russian_inflected_name_is_searched_by_its_catalog_form(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Грубобрюха" (genitive) is the localized name "Грубобрюх" with a case ending: searched
+    in the localized catalog by the literal part that equals the name."""
+    case = reports.text(
+        "ISSUE29-RU",
+        "Квест не сдать",
+        "Я убил Грубобрюха, но он не появляется снова.",
+    )
+    search = by_term(plan_for(case, names))["Грубобрюх"]
+    assert search.catalog == "creature_localized_name"
+    assert [m.quote for m in search.mentions] == ["Грубобрюх"]
+
+
+def test_a_misspelled_name_is_searched_by_a_literal_part_the_catalog_holds(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Corporate Keeshan" (Corporal Keeshan): no catalog name equals or contains it, so it is
+    searched by "Keeshan", the part the closest name holds, citing the mention as written."""
+    case = reports.text(
+        "ISSUE29-MISSPELLED", "Escort", "Corporate Keeshan does not start his escort quest."
+    )
+    search = by_term(plan_for(case, names))["Keeshan"]
+    assert [m.quote for m in search.mentions] == ["Corporate Keeshan"]
