@@ -188,3 +188,15 @@ def test_a_misspelled_name_is_searched_by_a_literal_part_the_catalog_holds(
     )
     search = by_term(plan_for(case, names))["Keeshan"]
     assert [m.quote for m in search.mentions] == ["Corporate Keeshan"]
+
+
+def test_a_name_written_with_accents_the_catalog_lacks_is_an_exact_name(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Sköll" is Skoll with an accent the catalog does not write: without the accents of its
+    Latin letters it equals the name, so it is an exact name (the world DB's contains search
+    folds accents, so the literal "Sköll" finds the row); Cyrillic letters keep their marks."""
+    case = reports.text("ISSUE29-ACCENT", "Sköll", "Sköll does not spawn in the Storm Peaks.")
+    search = by_term(plan_for(case, names))["Sköll"]
+    assert search.catalog == "creature_name"
+    assert [m.quote for m in search.mentions] == ["Sköll", "Sköll"]

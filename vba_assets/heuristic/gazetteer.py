@@ -9,7 +9,8 @@ localized name (with its ``locale``) to the ``localized_name`` catalogs. Every r
 :data:`MAX_NAME_WORDS` consecutive words of the report is compared with the index (exact equality
 after :func:`~vba_assets.domain.catalog.matching.normalize_for_match`, also for the singular of a
 capitalized plural, the stem of a possessive and a name ending in an abbreviation's period:
-"Jr.").
+"Jr."; a text no name equals is tried once more without the accents of its Latin letters:
+"Sköll" for Skoll).
 
 What it cannot do: Chinese or Japanese text without spaces is one word per run and is not
 segmented; names the index does not hold (an operator's custom creatures) are not recognised.
@@ -18,6 +19,7 @@ segmented; names the index does not hold (an operator's custom creatures) are no
 import hashlib
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -95,10 +97,16 @@ class Gazetteer:
         return bool(self.entries(text))
 
     def entries(self, text: str) -> list[CatalogName]:
-        """Every (catalog, identity, locale) whose name equals ``text``."""
+        """Every (catalog, identity, locale) whose name equals ``text``, or, when none does,
+        ``text`` without the accents of its Latin letters ("Sköll" for Skoll: the world DB's
+        contains search folds accents, so the literal text still finds the row)."""
+        found = self.index.exact(text)
+        if not found and not text.isascii():
+            plain = without_latin_accents(text)
+            found = self.index.exact(plain) if plain != text else ()
         return [
             CatalogName(c.name, c.kind, e.identity, e.name, e.locale or None)
-            for e in self.index.exact(text)
+            for e in found
             for c in self._catalogs_of(e)
         ]
 
@@ -234,6 +242,22 @@ def is_current_kept_name(name: str) -> bool:
     pattern = re.escape(_inflection_kept_name("LANG", "CATALOGS"))
     pattern = pattern.replace("LANG", "[a-z]+").replace("CATALOGS", "[0-9a-f]{12}")
     return re.fullmatch(pattern, name) is not None
+
+
+def without_latin_accents(text: str) -> str:
+    """``text`` with the combining marks of Latin letters removed ("Sköll" -> "Skoll",
+    "Maréchal" -> "Marechal"); other scripts keep theirs ("й" stays "й")."""
+    decomposed = unicodedata.normalize("NFD", text)
+    kept: list[str] = []
+    for char in decomposed:
+        if unicodedata.combining(char) and kept and ord(kept[-1]) < _LATIN_END:
+            continue
+        kept.append(char)
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+#: Letters below this code point are Latin (Basic Latin to Latin Extended-B).
+_LATIN_END = 0x250
 
 
 def build_gazetteer(catalogs: Sequence[CatalogView], index: NameIndex) -> Gazetteer:
