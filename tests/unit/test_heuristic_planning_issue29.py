@@ -200,3 +200,17 @@ def test_a_name_written_with_accents_the_catalog_lacks_is_an_exact_name(
     search = by_term(plan_for(case, names))["Sköll"]
     assert search.catalog == "creature_name"
     assert [m.quote for m in search.mentions] == ["Sköll", "Sköll"]
+
+
+def test_a_name_written_without_the_catalogs_accents_is_an_exact_name(
+    reports: Reports, names: NameIndex
+) -> None:
+    """A French reporter writes "Marechal Dughan" for the localized "Maréchal Dughan": the
+    accent-folded form equals the name, so the literal text is searched in the localized catalog
+    (the world DB's contains search folds accents)."""
+    case = reports.text(
+        "ISSUE29-NO-ACCENT", "Quete", "Le Marechal Dughan ne donne pas la quete aux joueurs."
+    )
+    search = by_term(plan_for(case, names))["Marechal Dughan"]
+    assert search.catalog == "creature_localized_name"
+    assert [m.quote for m in search.mentions] == ["Marechal Dughan"]

@@ -9,8 +9,9 @@ localized name (with its ``locale``) to the ``localized_name`` catalogs. Every r
 :data:`MAX_NAME_WORDS` consecutive words of the report is compared with the index (exact equality
 after :func:`~vba_assets.domain.catalog.matching.normalize_for_match`, also for the singular of a
 capitalized plural, the stem of a possessive and a name ending in an abbreviation's period:
-"Jr."; a text no name equals is tried once more without the accents of its Latin letters:
-"Sköll" for Skoll).
+"Jr."; a text no name equals is tried once more without the accents of its Latin letters,
+"Sköll" for Skoll, and against the names whose accents it leaves out, "Marechal Dughan" for
+Maréchal Dughan: the world DB's contains search folds accents both ways).
 
 What it cannot do: Chinese or Japanese text without spaces is one word per run and is not
 segmented; names the index does not hold (an operator's custom creatures) are not recognised.
@@ -19,12 +20,18 @@ segmented; names the index does not hold (an operator's custom creatures) are no
 import hashlib
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.accents import (
+    ACCENTS,
+    ACCENTS_KEPT_NAME,
+    accented_names,
+    without_latin_accents,
+)
+from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.inflection import (
     InflectionIndex,
     inflection_document,
@@ -101,14 +108,28 @@ class Gazetteer:
         ``text`` without the accents of its Latin letters ("Sköll" for Skoll: the world DB's
         contains search folds accents, so the literal text still finds the row)."""
         found = self.index.exact(text)
-        if not found and not text.isascii():
-            plain = without_latin_accents(text)
-            found = self.index.exact(plain) if plain != text else ()
+        if not found:
+            plain = text if text.isascii() else without_latin_accents(text)
+            if plain != text:
+                found = self.index.exact(plain)
+            if not found and not (" " not in plain.strip() and common_word(plain, "en")):
+                found = tuple(
+                    entry
+                    for key in self._accented().get(normalize_for_match(plain), ())
+                    for entry in self.index.by_name[key]
+                )
         return [
             CatalogName(c.name, c.kind, e.identity, e.name, e.locale or None)
             for e in found
             for c in self._catalogs_of(e)
         ]
+
+    def _accented(self) -> dict[str, list[str]]:
+        """The index's names with accented Latin letters, by their form without the accents
+        ("marechal dughan" -> ["maréchal dughan"]): a reporter who leaves the accents out still
+        writes the name (not a single common English word: "Combustion" is a spell, not the
+        Spanish "Combustión"). Built once per index and kept in its store."""
+        return self.index.derived(("accented",), lambda: accented_names(self.index.keys()), ACCENTS)
 
     def exact(self, text: str) -> dict[str, list[int | str]]:
         """``catalog -> identities`` whose name equals ``text`` (catalogs in configured order)."""
@@ -237,27 +258,11 @@ def is_current_kept_name(name: str) -> bool:
     """Whether this code keeps a structure derived from a name index under ``name`` (for any
     language and any configured catalogs): one kept under another name was kept by another
     version of the rules or layouts, and no process of this code reads it again."""
-    if name == SCAN_KEPT_NAME:
+    if name in (SCAN_KEPT_NAME, ACCENTS_KEPT_NAME):
         return True
     pattern = re.escape(_inflection_kept_name("LANG", "CATALOGS"))
     pattern = pattern.replace("LANG", "[a-z]+").replace("CATALOGS", "[0-9a-f]{12}")
     return re.fullmatch(pattern, name) is not None
-
-
-def without_latin_accents(text: str) -> str:
-    """``text`` with the combining marks of Latin letters removed ("Sköll" -> "Skoll",
-    "Maréchal" -> "Marechal"); other scripts keep theirs ("й" stays "й")."""
-    decomposed = unicodedata.normalize("NFD", text)
-    kept: list[str] = []
-    for char in decomposed:
-        if unicodedata.combining(char) and kept and ord(kept[-1]) < _LATIN_END:
-            continue
-        kept.append(char)
-    return unicodedata.normalize("NFC", "".join(kept))
-
-
-#: Letters below this code point are Latin (Basic Latin to Latin Extended-B).
-_LATIN_END = 0x250
 
 
 def build_gazetteer(catalogs: Sequence[CatalogView], index: NameIndex) -> Gazetteer:
