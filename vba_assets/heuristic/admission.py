@@ -40,8 +40,9 @@ still searched.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.stage_context import CatalogView
 from vba_assets.heuristic.common_words import common_word
-from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.gazetteer import INDEX_ENTITY_TYPE, Gazetteer
 from vba_assets.heuristic.lexicon import is_game_term, is_stopword
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.roles import zone_like
@@ -267,11 +268,14 @@ def boss_short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> boo
     return gazetteer.mostly_bosses(text)
 
 
-def not_for_creatures(term: Term, index: NameIndex) -> bool:
+def not_for_creatures(term: Term, index: NameIndex, catalogs: Sequence[CatalogView]) -> bool:
     """A term that is only an item's or gameobject's name or a quest's title, in some locale, and
     no creature's (the negative gazetteer, :meth:`~.name_index.NameIndex.only_non_creature`:
     "Cruel Barb", "Hearthstone") is no creature search, unless the report links or writes an
-    identity for it."""
+    identity for it; when some configured catalog holds other things than creatures (an item
+    catalog) it may be that catalog's search, and is kept."""
+    if any(c.entity_type.casefold() != INDEX_ENTITY_TYPE for c in catalogs):
+        return False
     return term.reference is None and not term.exact and index.only_non_creature(term.text)
 
 

@@ -16,8 +16,9 @@ Steps, all deterministic:
 4. Admission (:mod:`.admission`): exact catalog names written like names, terms with a subject
    cue (a misspelled name is narrowed to a part some catalog name contains), capitalized
    multi-word names some catalog name contains; never common nouns (professions, classes, words
-   the report also writes in lower case), possessive parts of place names or places, nor a term
-   that names only items, gameobjects or quests in any locale ("Cruel Barb", "Hearthstone").
+   the report also writes in lower case), possessive parts of place names or places, nor, when
+   every catalog holds creatures, a term that names only items, gameobjects or quests in any
+   locale ("Cruel Barb", "Hearthstone").
 5. Ranking: a unique strong exact match in some catalog first, then other exact matches, then
    the rest (an exact name that is one common word of the report's language, "Trash", after the
    other exact names); within each, terms with a subject cue first, then terms that are not part of
@@ -396,7 +397,7 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
             *linked,
         ]
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
-        terms = [t for t in terms if not not_for_creatures(t, index)]
+        terms = [t for t in terms if not not_for_creatures(t, index, catalogs)]
         terms = [case_safe(sharpened(t, sources, index), index) for t in terms]
         terms = without_dead_terms(terms, misspellings(grouped, terms, index, facts))
         readers = RoleReader(sources, index, gazetteer)
