@@ -127,7 +127,7 @@ class HeuristicProvider:
 
     @property
     def label(self) -> str:
-        """``heuristic-6+names-2-<sha12>``: the heuristic's version (which names the pinned word
+        """``heuristic-6+names-3-<sha12>``: the heuristic's version (which names the pinned word
         lists it reads, :data:`~vba_assets.heuristic.common_words.WORD_LIST`) and the
         index it reads."""
         if self._label is None:

@@ -1,7 +1,8 @@
 """The heuristic provider's name index, read from the packaged demo world data (IO).
 
 :func:`packaged_name_index` reads ``creature_template`` (primary names), every locale of
-``creature_template_locale`` and the two quest relation tables from the gzip CSVs in
+``creature_template_locale``, the two quest relation tables and the names of items, gameobjects
+and quests (every locale: the negative gazetteer) from the gzip CSVs in
 ``vba_assets/worlddata/data/`` (each file checked against the sha256 and row count of its
 manifest entry) and builds the :class:`~vba_assets.heuristic.name_index.NameIndex` once
 per process (about 3-4 s, about 100 MB), or reads it back from the cache directory where an
@@ -9,8 +10,8 @@ earlier process kept it (about 0.5 s: the JSON parser builds the index's mapping
 become tuples only when looked up, see
 :mod:`~vba_assets.heuristic.name_index_document`). Structures derived from the index
 (the inflection indexes, the keys laid out for the contains and misspelling scans) are kept
-there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those four files and
-the index format, so the label the heuristic puts in every reply (``names-2-<sha12>``) names
+there too (:class:`CacheDirStore`). Its hash binds the manifest's sha256 of those ten files and
+the index format, so the label the heuristic puts in every reply (``names-3-<sha12>``) names
 exactly these contents.
 The world database is never opened for it.
 """
@@ -52,6 +53,18 @@ INDEX_TABLES = (
     "creature_template_locale",
     "creature_queststarter",
     "creature_questender",
+    *("item_template", "item_template_locale", "gameobject_template"),
+    *("gameobject_template_locale", "quest_template", "quest_template_locale"),
+)
+#: The name column of each packaged table of items, gameobjects and quests (every locale): the
+#: names a creature search is not for (:meth:`NameIndex.only_non_creature`).
+NON_CREATURE_NAMES = (
+    ("item_template", "name"),
+    ("item_template_locale", "Name"),
+    ("gameobject_template", "name"),
+    ("gameobject_template_locale", "name"),
+    ("quest_template", "LogTitle"),
+    ("quest_template_locale", "Title"),
 )
 
 #: ``creature_template.rank`` of a boss (0 normal, 1 elite, 2 rare elite, 3 boss, 4 rare).
@@ -111,6 +124,13 @@ def _quest_givers() -> set[int]:
     }
 
 
+def _non_creature_names() -> Iterator[str]:
+    for table, column in NON_CREATURE_NAMES:
+        for row in _rows(table):
+            if row[column]:
+                yield row[column]
+
+
 def _bosses(templates: list[dict[str, str]]) -> set[int]:
     return {int(row["entry"]) for row in templates if row["rank"] == BOSS_RANK}
 
@@ -138,7 +158,11 @@ def packaged_name_index() -> NameIndex:
             if _index is None:
                 templates = list(_rows("creature_template"))  # read and checked once
                 _index = build_name_index(
-                    _names(templates), _quest_givers(), sources, _bosses(templates)
+                    _names(templates),
+                    _quest_givers(),
+                    sources,
+                    _bosses(templates),
+                    _non_creature_names(),
                 )
                 _write_cached(_index)
             _index.store = CacheDirStore(_index.sha256)  # derived structures kept beside it

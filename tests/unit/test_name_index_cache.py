@@ -30,7 +30,8 @@ def _small() -> NameIndex:
         IndexedName(448, "Hogger", ""),
         IndexedName(448, "Hogger", "frFR"),
     ]
-    return build_name_index(names, [23486], SOURCES, bosses=[448])
+    others = ["Cruel Barb", "Hogger", "Grausamer Widerhaken", "The Heart of Hakkar", ""]
+    return build_name_index(names, [23486], SOURCES, bosses=[448], non_creature=others)
 
 
 def _same(left: NameIndex, right: NameIndex) -> None:
@@ -39,6 +40,7 @@ def _same(left: NameIndex, right: NameIndex) -> None:
     assert list(left.by_identity.items()) == list(right.by_identity.items())
     assert left.quest_givers == right.quest_givers
     assert left.bosses == right.bosses
+    assert left.non_creature == right.non_creature
 
 
 def _kept() -> NameIndex | None:
@@ -60,6 +62,7 @@ def test_a_document_reads_back_into_an_equal_index_in_the_same_order() -> None:
         ({"layout": DOCUMENT_LAYOUT - 1}, None),  # the layout before flat rows
         ({"by_name": [[1, "Hogger", "", "hogger"]]}, None),
         ({"by_identity": {"x": ["Hogger", ""]}}, None),
+        ({"non_creature": ["cruel barb"]}, None),
     ],
 )
 def test_a_document_of_other_sources_format_or_shape_is_refused(
@@ -140,3 +143,17 @@ def test_a_new_process_reads_the_kept_index_instead_of_building_it(
     monkeypatch.setattr(heuristic_index, "_index", None)  # a new process
     monkeypatch.setattr(heuristic_index, "_names", lambda: pytest.fail("built, not read back"))
     _same(heuristic_index.packaged_name_index(), names)
+
+
+def test_only_non_creature_names_are_the_negative_gazetteer() -> None:
+    """An item name or quest title in any locale that no creature has is a negative hit (any
+    case); a name a creature also has ("Hogger", here also an item's) or no name at all is not."""
+    index = _small()
+    kept = index_from_document(json.loads(json.dumps(index_document(index))), index.sha256)
+    for built in (index, kept):
+        assert built.only_non_creature("Cruel Barb")
+        assert built.only_non_creature("grausamer widerhaken")
+        assert built.only_non_creature("The  Heart of Hakkar")
+        assert not built.only_non_creature("Hogger")
+        assert not built.only_non_creature("Cruel")
+        assert not built.only_non_creature("")

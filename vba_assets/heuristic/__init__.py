@@ -17,6 +17,7 @@ its reply names and the heuristic's version.
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "accents",
     "admission",
     "assessment",
     "broken_cues",
@@ -40,6 +41,7 @@ __all__ = [
     "name_scan",
     "planning",
     "prose",
+    "ranking",
     "references",
     "role_reader",
     "role_words",

@@ -4,8 +4,10 @@ With the gazetteer, a term is kept when it exactly matches a catalog name, or wh
 affected or quest-giver cue (a misspelled name is then narrowed to its longest part that some
 catalog name contains: "Glodrak Huntsnipper" -> "Glodrak"), or when it is a capitalized
 multi-word name some catalog name contains, or a boss's short form (a single capitalized word that
-is no common word and a word of names most of which are bosses: "Illidan", :func:`short_form`). An
-exact match counts as a name when some mention is capitalized (also a single word at the start of a
+is no common word and a word of names most of which are bosses: "Illidan", :func:`short_form`; the
+same word in any case or before a possessive compound when the names of at most
+:data:`MAX_BOSS_SHORT_FORM_ENTITIES` entities hold it: "after razorgore dies", "Sathrovarr's
+Shadow Bolt Volley", :func:`boss_short_form`). An exact match counts as a name when some mention is capitalized (also a single word at the start of a
 sentence: "Bellygrub respawns instantly."), has several words, or has a subject cue. These are
 never searched on their own, whatever the catalog holds:
 
@@ -38,9 +40,11 @@ still searched.
 import re
 from collections.abc import Sequence
 
+from vba_assets.domain.stage_context import CatalogView
 from vba_assets.heuristic.common_words import common_word
-from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.gazetteer import INDEX_ENTITY_TYPE, Gazetteer
 from vba_assets.heuristic.lexicon import is_game_term, is_stopword
+from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.roles import zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import ARTICLES, ReportFacts, Term, fold
@@ -185,6 +189,8 @@ def _keep(term: Term, gazetteer: Gazetteer, facts: ReportFacts, language: str) -
     subject_cue = term.cues.any_subject_cue
     if rare_lowercase_name(term, gazetteer, facts.language) and not not_a_creature(term, facts):
         return term
+    if boss_short_form(term, gazetteer, facts) and not not_a_creature(term, facts):
+        return term
     if common_noun(term, facts) or _place(term, facts) or _capitalized_noun(term, gazetteer, facts):
         return None
     if not_a_creature(term, facts):
@@ -214,18 +220,63 @@ MIN_SHORT_FORM_LETTERS = 4
 
 
 def short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> bool:
-    """A single capitalized word that names no creature itself, that is no common word, and that
-    is a word of names most of which are bosses (:meth:`~.gazetteer.Gazetteer.mostly_bosses`):
+    """A single capitalized word (in the middle of a sentence, or only at sentence starts of a
+    report that never writes it in lower case: "Illidan's glaives do not spawn.") that names no
+    creature itself, that is no common word, and that is a word of names most of which are bosses (:meth:`~.gazetteer.Gazetteer.mostly_bosses`):
     "Illidan" for Illidan Stormrage, "Mograine", "Razorgore"; not "Stormwind" or "Dalaran",
     places whose names many ordinary creatures carry."""
-    if len(term.words) != 1 or term.exact or not term.proper or not term.containing:
+    if len(term.words) != 1 or term.exact or not term.containing:
         return False
+    capitalized = [s for s in term.spans if s.text != s.text.lower()]
+    if not term.proper and not (capitalized and term.key not in facts.lowercase_words):
+        return False  # capitalized only at sentence starts and also written in lower case
     text = term.text
     if len(text) < MIN_SHORT_FORM_LETTERS or is_stopword(text) or is_game_term(text):
         return False
     if common_word(text, facts.language) or common_word(text, "en"):
         return False
     return gazetteer.mostly_bosses(text)
+
+
+#: A boss's short form in any case, or before a possessive compound, from this many letters on.
+MIN_BOSS_SHORT_FORM_LETTERS = 5
+#: ... and only when the names of at most this many entities contain it: a contains search
+#: for it then captures every row that holds it (the default max_candidates).
+MAX_BOSS_SHORT_FORM_ENTITIES = 8
+
+
+def boss_short_form(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> bool:
+    """A single word, however written, that a boss's name holds as a word and that is no common
+    word of English or the report's language (:meth:`~.gazetteer.Gazetteer.mostly_bosses`): the
+    short form of a boss also at a sentence start of a report that writes it in lower case
+    elsewhere ("Razorgore: ... after razorgore dies"), in lower case ("kill vezax") and before a
+    possessive compound, where it names the boss whose spell or loot it is ("Sathrovarr's Shadow
+    Bolt Volley", "loot from Hydross's Table"). A word that the names of many entities contain
+    (:data:`MAX_BOSS_SHORT_FORM_ENTITIES`) says too little, and a word that exactly names a
+    creature is read by the exact-name rules."""
+    if len(term.words) != 1 or term.exact or not term.containing:
+        return False
+    text = term.text
+    if len(text) < MIN_BOSS_SHORT_FORM_LETTERS or is_stopword(text) or is_game_term(text):
+        return False
+    if common_word(text, facts.language) or common_word(text, "en"):
+        return False
+    if gazetteer.containing_entities(text, MAX_BOSS_SHORT_FORM_ENTITIES) > (
+        MAX_BOSS_SHORT_FORM_ENTITIES
+    ):
+        return False
+    return gazetteer.mostly_bosses(text)
+
+
+def not_for_creatures(term: Term, index: NameIndex, catalogs: Sequence[CatalogView]) -> bool:
+    """A term that is only an item's or gameobject's name or a quest's title, in some locale, and
+    no creature's (the negative gazetteer, :meth:`~.name_index.NameIndex.only_non_creature`:
+    "Cruel Barb", "Hearthstone") is no creature search, unless the report links or writes an
+    identity for it; when some configured catalog holds other things than creatures (an item
+    catalog) it may be that catalog's search, and is kept."""
+    if any(c.entity_type.casefold() != INDEX_ENTITY_TYPE for c in catalogs):
+        return False
+    return term.reference is None and not term.exact and index.only_non_creature(term.text)
 
 
 def admit_terms(

@@ -9,7 +9,9 @@ localized name (with its ``locale``) to the ``localized_name`` catalogs. Every r
 :data:`MAX_NAME_WORDS` consecutive words of the report is compared with the index (exact equality
 after :func:`~vba_assets.domain.catalog.matching.normalize_for_match`, also for the singular of a
 capitalized plural, the stem of a possessive and a name ending in an abbreviation's period:
-"Jr.").
+"Jr."; a text no name equals is tried once more without the accents of its Latin letters,
+"Sköll" for Skoll, and against the names whose accents it leaves out, "Marechal Dughan" for
+Maréchal Dughan: the world DB's contains search folds accents both ways).
 
 What it cannot do: Chinese or Japanese text without spaces is one word per run and is not
 segmented; names the index does not hold (an operator's custom creatures) are not recognised.
@@ -23,6 +25,13 @@ from dataclasses import dataclass
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.stage_context import CatalogView
+from vba_assets.heuristic.accents import (
+    ACCENTS,
+    ACCENTS_KEPT_NAME,
+    accented_names,
+    without_latin_accents,
+)
+from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.inflection import (
     InflectionIndex,
     inflection_document,
@@ -95,12 +104,32 @@ class Gazetteer:
         return bool(self.entries(text))
 
     def entries(self, text: str) -> list[CatalogName]:
-        """Every (catalog, identity, locale) whose name equals ``text``."""
+        """Every (catalog, identity, locale) whose name equals ``text``, or, when none does,
+        ``text`` without the accents of its Latin letters ("Sköll" for Skoll: the world DB's
+        contains search folds accents, so the literal text still finds the row)."""
+        found = self.index.exact(text)
+        if not found:
+            plain = text if text.isascii() else without_latin_accents(text)
+            if plain != text:
+                found = self.index.exact(plain)
+            if not found and not (" " not in plain.strip() and common_word(plain, "en")):
+                found = tuple(
+                    entry
+                    for key in self._accented().get(normalize_for_match(plain), ())
+                    for entry in self.index.by_name[key]
+                )
         return [
             CatalogName(c.name, c.kind, e.identity, e.name, e.locale or None)
-            for e in self.index.exact(text)
+            for e in found
             for c in self._catalogs_of(e)
         ]
+
+    def _accented(self) -> dict[str, list[str]]:
+        """The index's names with accented Latin letters, by their form without the accents
+        ("marechal dughan" -> ["maréchal dughan"]): a reporter who leaves the accents out still
+        writes the name (not a single common English word: "Combustion" is a spell, not the
+        Spanish "Combustión"). Built once per index and kept in its store."""
+        return self.index.derived(("accented",), lambda: accented_names(self.index.keys()), ACCENTS)
 
     def exact(self, text: str) -> dict[str, list[int | str]]:
         """``catalog -> identities`` whose name equals ``text`` (catalogs in configured order)."""
@@ -229,7 +258,7 @@ def is_current_kept_name(name: str) -> bool:
     """Whether this code keeps a structure derived from a name index under ``name`` (for any
     language and any configured catalogs): one kept under another name was kept by another
     version of the rules or layouts, and no process of this code reads it again."""
-    if name == SCAN_KEPT_NAME:
+    if name in (SCAN_KEPT_NAME, ACCENTS_KEPT_NAME):
         return True
     pattern = re.escape(_inflection_kept_name("LANG", "CATALOGS"))
     pattern = pattern.replace("LANG", "[a-z]+").replace("CATALOGS", "[0-9a-f]{12}")
@@ -273,15 +302,16 @@ def _name_word_after(source: SourceText, index: int) -> bool:
     )
 
 
-def _variants(token: Token, text: str) -> list[tuple[int, str]]:
+def _variants(token: Token, text: str, several: bool = False) -> list[tuple[int, str]]:
     """(end, variant) of the last word: as written, with a following period (a name that ends in
-    an abbreviation: "Jr."), possessive stem, singular of a plural."""
+    an abbreviation: "Jr."), possessive stem, singular of a plural (of a capitalized word, or of
+    the last word of ``several`` words in any case: "the stormwind guards")."""
     variants = [(token.end, "catalog")]
     if text[token.end : token.end + 1] == ".":
         variants.append((token.end + 1, "catalog"))
     if token.possessive_end is not None:
         variants.append((token.possessive_end, "catalog_possessive"))
-    elif token.capitalized and token.text.endswith("s") and len(token.text) >= 4:
+    elif (token.capitalized or several) and token.text.endswith("s") and len(token.text) >= 4:
         variants.append((token.end - 1, "catalog_singular"))
     return variants
 
@@ -293,7 +323,7 @@ def _window_spans(source: SourceText, first: int, last: int, gazetteer: Gazettee
     title_case = tokens[0].line in source.title_case_lines
     capitalized = any(t.capitalized for t in tokens)
     found: list[Span] = []
-    for end, kind in _variants(source.tokens[last], source.text):
+    for end, kind in _variants(source.tokens[last], source.text, len(tokens) > 1):
         text = source.text[tokens[0].start : end]
         if not gazetteer.has(text):
             continue

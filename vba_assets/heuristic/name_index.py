@@ -24,6 +24,7 @@ custom creatures is searched by the controller as always, but the heuristic does
 names (it proposes what the packaged catalog holds, and capitalized names it cannot place).
 """
 
+import bisect
 import hashlib
 import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping
@@ -43,7 +44,9 @@ from vba_assets.heuristic.name_scan import (
 
 #: Bump when the way the index is built or read changes (it is part of :attr:`NameIndex.sha256`).
 #: 2: the identities of bosses (``rank`` 3 in ``creature_template``), :attr:`NameIndex.bosses`.
-INDEX_FORMAT = 2
+#: 3: the names of items, gameobjects and quest titles (every locale) that name no creature,
+#: :meth:`NameIndex.only_non_creature` (issue 29's negative gazetteer).
+INDEX_FORMAT = 3
 #: The locale of a primary (``creature_template.name``) entry.
 PRIMARY = ""
 T = TypeVar("T")
@@ -108,6 +111,10 @@ class NameIndex:
     quest_givers: frozenset[int] = frozenset()
     #: Identities the catalog ranks as bosses (what tells a character's short form from a place).
     bosses: frozenset[int] = frozenset()
+    #: The normalized names of items and gameobjects and the quest titles, in every locale, that
+    #: are no creature's name: sorted, one per line (one string keeps the document fast to read).
+    non_creature: str = field(default="", repr=False)
+    _non_creature_keys: list[str] | None = field(default=None, repr=False)
     _keys: tuple[str, ...] = field(default=(), repr=False)
     _contained: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict, repr=False)
     _languages: dict[str, tuple[tuple[str, IndexedName], ...]] = field(
@@ -164,6 +171,19 @@ class NameIndex:
                 if entry.locale == PRIMARY or entry.locale[:2].casefold() == language
             )
         return found
+
+    def only_non_creature(self, text: str) -> bool:
+        """True when ``text`` is exactly (after normalization) the name of an item or gameobject or
+        a quest's title, in some locale, and no creature's name (a negative gazetteer hit: "Cruel
+        Barb", "Hearthstone", "The Heart of Hakkar"). A text that names nothing is False."""
+        key = normalize_for_match(text)
+        if not key or "\n" in key or key in self.by_name:
+            return False
+        if self._non_creature_keys is None:
+            self._non_creature_keys = self.non_creature.split("\n") if self.non_creature else []
+        keys = self._non_creature_keys
+        position = bisect.bisect_left(keys, key)
+        return position < len(keys) and keys[position] == key
 
     def quest_giver(self, identity: int) -> bool:
         """True when ``identity`` starts or ends at least one quest."""
@@ -272,9 +292,12 @@ def build_name_index(
     quest_givers: Iterable[int],
     sources: Mapping[str, str],
     bosses: Iterable[int] = (),
+    non_creature: Iterable[str] = (),
 ) -> NameIndex:
     """The index of ``names`` (empty names and repeated entries are skipped; the result does not
-    depend on the order of ``names``)."""
+    depend on the order of ``names``). ``non_creature``: the names of items and gameobjects and
+    the quest titles, every locale (:meth:`NameIndex.only_non_creature` keeps those that name no
+    creature)."""
     entries = sorted(
         {entry for entry in names if entry.name.strip()},
         key=lambda e: (e.locale, e.identity, e.name),
@@ -289,12 +312,14 @@ def build_name_index(
             key = normalized[entry.name] = normalize(entry.name)
         by_name.setdefault(key, []).append(entry)
         by_identity.setdefault(entry.identity, []).append(entry)
+    others = {key for key in map(normalize, non_creature) if key and "\n" not in key}
     return NameIndex(
         sha256=index_sha256(sources),
         by_name={key: tuple(value) for key, value in by_name.items()},
         by_identity={key: tuple(value) for key, value in by_identity.items()},
         quest_givers=frozenset(quest_givers),
         bosses=frozenset(bosses),
+        non_creature="\n".join(sorted(others - by_name.keys())),
     )
 
 

@@ -41,6 +41,7 @@ def index_document(index: NameIndex) -> dict[str, Any]:
         },
         "quest_givers": sorted(index.quest_givers),
         "bosses": sorted(index.bosses),
+        "non_creature": index.non_creature,
     }
 
 
@@ -68,7 +69,14 @@ def index_from_document(document: Mapping[str, Any], sha256: str) -> NameIndex:
         by_identity=LazyEntries({int(k): v for k, v in by_identity.items()}, _identity_rows),
         quest_givers=frozenset(int(i) for i in document["quest_givers"]),
         bosses=frozenset(int(i) for i in document["bosses"]),
+        non_creature=_text(document.get("non_creature", "")),
     )
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError("a name index document holds its non-creature names as one string")
+    return value
 
 
 class LazyEntries(Mapping[K, tuple[IndexedName, ...]]):

@@ -16,11 +16,14 @@ Steps, all deterministic:
 4. Admission (:mod:`.admission`): exact catalog names written like names, terms with a subject
    cue (a misspelled name is narrowed to a part some catalog name contains), capitalized
    multi-word names some catalog name contains; never common nouns (professions, classes, words
-   the report also writes in lower case), possessive parts of place names or places.
+   the report also writes in lower case), possessive parts of place names or places, nor, when
+   every catalog holds creatures, a term that names only items, gameobjects or quests in any
+   locale ("Cruel Barb", "Hearthstone").
 5. Ranking: a unique strong exact match in some catalog first, then other exact matches, then
    the rest (an exact name that is one common word of the report's language, "Trash", after the
    other exact names); within each, terms with a subject cue first, then terms that are not part of
-   another candidate ("longer spans over their substrings"), then first mention. Terms are taken
+   another candidate ("longer spans over their substrings"), then first mention; a term aiming at
+   a creature an earlier term already aims at (its localized name, :mod:`.ranking`) moves last. Terms are taken
    in that order up to ``max_searches``; a term that is a word-for-word part of an already taken
    term is skipped and its cues count for the longer term, unless it is a strong exact catalog
    name of several words with a mention outside the longer term ("Large Crag Boars ... the Crag
@@ -61,7 +64,7 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.text_budget import check_budget
-from vba_assets.heuristic.admission import admit_terms, mark_compounds
+from vba_assets.heuristic.admission import admit_terms, mark_compounds, not_for_creatures
 from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.gazetteer import (
     Gazetteer,
@@ -75,6 +78,7 @@ from vba_assets.heuristic.literal_terms import case_safe, literal_term
 from vba_assets.heuristic.markup import read_markup
 from vba_assets.heuristic.misspellings import misspellings, sharpened, without_dead_terms
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.ranking import distinct_first
 from vba_assets.heuristic.references import attach_references
 from vba_assets.heuristic.role_reader import RoleReader
 from vba_assets.heuristic.roles import RoleCues, zone_like
@@ -184,7 +188,7 @@ def rank_terms(terms: Sequence[Term], language: str = "en") -> list[Term]:
         cue = 0 if term.cues.any_subject_cue else 1
         return (informativeness(term, language), cue, int(part_of_other), term.first, term.key)
 
-    return sorted(terms, key=key)
+    return distinct_first(sorted(terms, key=key))
 
 
 def _primary_first(catalog_names: Sequence[str], catalogs: Sequence[CatalogView]) -> str | None:
@@ -393,6 +397,7 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
             *linked,
         ]
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
+        terms = [t for t in terms if not not_for_creatures(t, index, catalogs)]
         terms = [case_safe(sharpened(t, sources, index), index) for t in terms]
         terms = without_dead_terms(terms, misspellings(grouped, terms, index, facts))
         readers = RoleReader(sources, index, gazetteer)

@@ -7,13 +7,16 @@ report's language from them.
 
 The text is read as the case holds it (NFC, ``\\n`` newlines); every offset is a code-point index
 into that text, so ``text[token.start:token.end] == token.text`` always holds. A word is a run of
-letters, marks and digits, with in-word apostrophes and hyphens (:data:`JOINERS`).
+letters, marks and digits, with in-word apostrophes and hyphens (:data:`JOINERS`); a change
+between a script written without spaces (Chinese, Japanese, Korean) and another script ends a
+word ("Hogger从昨天开始不刷新": "Hogger", then the Chinese words).
 
 Never read: markdown headings (``#`` lines), template labels ("Expected:", "Client version:"; the
 text after the colon is read) and, with the markup of :func:`~.markup.read_markup`, hidden ranges
 (template comments, HTML, URLs, image syntax). Words inside ``[...]`` (chat channels, player
-names, item links) and ``<...>`` (titles such as "<The Betrayer>") are read but marked
-``enclosed``: no capitalized run of :mod:`.spans` takes them.
+names, item links) and ``<...>`` (titles such as "<The Betrayer>"), and the parts of a code
+identifier ("NPC_ONYXIAN_WHELP", "npc_hogger"), are read but marked ``enclosed``: no capitalized
+run of :mod:`.spans` and no catalog-name match takes them.
 """
 
 import re
@@ -104,6 +107,33 @@ def _is_word_char(char: str) -> bool:
     return unicodedata.category(char)[0] in "LMN"
 
 
+#: Code point ranges of scripts written without spaces between words (kana, CJK ideographs,
+#: Hangul syllables and jamo): a word of such a script glued to a Latin or Cyrillic name
+#: ("Hogger从昨天开始不刷新") is two words.
+_UNSPACED = (
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+)
+
+
+def _unspaced(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _UNSPACED)
+
+
+def _identifier_part(text: str, start: int, end: int) -> bool:
+    """True for a word glued by an underscore to another word: a part of a code identifier
+    ("NPC_ONYXIAN_WHELP", "npc_hogger", "SPELL_WING_BUFFET"), not prose ("_Hogger_" is
+    emphasis: its underscores touch no other word)."""
+    before = start >= 2 and text[start - 1] == "_" and _is_word_char(text[start - 2])
+    after = end + 1 < len(text) and text[end] == "_" and _is_word_char(text[end + 1])
+    return before or after
+
+
 def _line_starts(text: str) -> list[int]:
     return [0, *(index + 1 for index, char in enumerate(text) if char == "\n")]
 
@@ -181,9 +211,15 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
                 position += 1
                 continue
             end = position + 1
+            script = _unspaced(char)
             while end < line_end and (
-                _is_word_char(text[end])
-                or (text[end] in JOINERS and end + 1 < line_end and _is_word_char(text[end + 1]))
+                (_is_word_char(text[end]) and _unspaced(text[end]) == script)
+                or (
+                    text[end] in JOINERS
+                    and end + 1 < line_end
+                    and _is_word_char(text[end + 1])
+                    and _unspaced(text[end + 1]) == script
+                )
             ):
                 end += 1
             word = text[position:end]
@@ -198,7 +234,9 @@ def tokenize_source(alias: str, order: int, text: str, markup: Markup | None = N
                     capitalized=first.isupper() or first.istitle(),
                     cased=first.lower() != first.upper(),
                     has_digit=any(c.isdigit() for c in word),
-                    enclosed=depth["["] > 0 or depth["<"] > 0,
+                    enclosed=depth["["] > 0
+                    or depth["<"] > 0
+                    or _identifier_part(text, position, end),
                     sentence_initial=heading or _sentence_initial(text, position, line_start),
                 )
             )
