@@ -65,7 +65,7 @@ and the reflected schema behind the snapshot binding are :class:`WorldDatabase`'
 import time
 from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import Select
 from sqlalchemy.engine import make_url
@@ -157,72 +157,48 @@ class WorldDatabase(WorldConnection):
 
     def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult:
         """Literal contains search on ``catalog``'s name column; asks for ``limit + 1`` rows."""
-        config = self._catalog_config(catalog)
-        validate_term(term)
-        validate_limit(limit)
-        with self._guard("contains_search"):
-            schema = self._schema()
-            bound = schema.catalogs[catalog]
-            parameters: dict[str, Any] = {
-                "pattern": search_pattern(term, self._backend),
-                "term": term,
-                "row_limit": limit + 1,
-            }
-            index = schema.indexes.get(catalog) if self._use_index else None
-            prefilter = index_pattern(search_key(term)) if index is not None else None
-            if prefilter is not None:
-                parameters["index_pattern"] = prefilter
-            key = ("contains", catalog, prefilter is not None)
-            statement = self._statements.get(key)
-            if statement is None:
-                if index is not None and prefilter is not None:
-                    statement = indexed_search_statement(bound, index, schema.charsets)
-                else:
-                    statement = search_statement(bound, self._backend, schema.charsets)
-                self._statements[key] = statement
-            records, sql_text, sent, elapsed_ms = self._execute_recorded(statement, parameters)
-        truncated = len(records) > limit
-        return SearchResult(
-            catalog=catalog,
-            entity_type=config.entity_type,
-            catalog_kind=config.kind,
-            term=term,
-            sql=sql_text,
-            parameters=sent,
-            snapshot=schema.binding,
-            row_limit=limit,
-            truncated=truncated,
-            rows=[to_row(bound, record) for record in records[:limit]],
-            elapsed_ms=elapsed_ms,
-            coverage_notes=coverage_notes(bound, self._backend, schema.binding, limit, truncated),
-        )
+        return self._name_query("contains", catalog, term, limit)
 
     def exact_name_search(self, catalog: str, term: str, limit: int) -> SearchResult:
         """Literal exact-name query on ``catalog``'s name column (protocol v6: it completes a
         truncated contains search); asks for ``limit + 1`` rows. Same comparison, order (less
         the exact-first key), trigram pre-filter and read-only connection as
         :meth:`contains_search`."""
+        return self._name_query("exact", catalog, term, limit)
+
+    def _name_query(
+        self, kind: Literal["contains", "exact"], catalog: str, term: str, limit: int
+    ) -> SearchResult:
+        """One literal, parameterized name query of ``kind`` on ``catalog``: the contains
+        search (``LIKE`` with ``%``/``_`` escaped) or the exact-name query, through the trigram
+        index when the catalog has one and the term is long enough."""
         config = self._catalog_config(catalog)
         validate_term(term)
         validate_limit(limit)
-        with self._guard("exact_name_search"):
+        exact = kind == "exact"
+        with self._guard("exact_name_search" if exact else "contains_search"):
             schema = self._schema()
             bound = schema.catalogs[catalog]
             parameters: dict[str, Any] = {"term": term, "row_limit": limit + 1}
+            if not exact:
+                parameters["pattern"] = search_pattern(term, self._backend)
             index = schema.indexes.get(catalog) if self._use_index else None
             prefilter = index_pattern(search_key(term)) if index is not None else None
             if prefilter is not None:
                 parameters["index_pattern"] = prefilter
-            key = ("exact", catalog, prefilter is not None)
+            key = (kind, catalog, prefilter is not None)
             statement = self._statements.get(key)
             if statement is None:
                 if index is not None and prefilter is not None:
-                    statement = indexed_exact_statement(bound, index, schema.charsets)
+                    build_indexed = indexed_exact_statement if exact else indexed_search_statement
+                    statement = build_indexed(bound, index, schema.charsets)
                 else:
-                    statement = exact_statement(bound, self._backend, schema.charsets)
+                    build_plain = exact_statement if exact else search_statement
+                    statement = build_plain(bound, self._backend, schema.charsets)
                 self._statements[key] = statement
             records, sql_text, sent, elapsed_ms = self._execute_recorded(statement, parameters)
         truncated = len(records) > limit
+        notes = exact_coverage_notes if exact else coverage_notes
         return SearchResult(
             catalog=catalog,
             entity_type=config.entity_type,
@@ -235,9 +211,7 @@ class WorldDatabase(WorldConnection):
             truncated=truncated,
             rows=[to_row(bound, record) for record in records[:limit]],
             elapsed_ms=elapsed_ms,
-            coverage_notes=exact_coverage_notes(
-                bound, self._backend, schema.binding, limit, truncated
-            ),
+            coverage_notes=notes(bound, self._backend, schema.binding, limit, truncated),
         )
 
     def _execute_recorded(
