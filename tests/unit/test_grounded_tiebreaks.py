@@ -250,6 +250,17 @@ def test_a_link_breaks_the_tie() -> None:
     assert codes(verdict, plan, index, body) == []
 
 
+def test_a_link_crossing_an_invisible_character_breaks_no_tie() -> None:
+    """Found by tests/integration/test_perturbed_reports.py: a link with a zero-width or bidi
+    character inside was offered as the tie-break span, and the controller refused it
+    (CITATION_INVISIBLE_CHARACTER) until the case blocked."""
+    body = "Chef Jessen (htt\u200ep://www.wowhead.com/npc=20378) has no vendor window."
+    plan, index = resolved(body, None)
+    verdict = heuristic(body, plan, index)
+    assert verdict.status == "ambiguous" and verdict.tiebreak is None
+    assert codes(verdict, plan, index, body) == []
+
+
 def test_a_subname_breaks_the_tie() -> None:
     body = "Chef Jessen <Cooking Supplies> sells nothing."
     plan, index = resolved(body, None, subname="Cooking Supplies")

@@ -22,6 +22,7 @@ the searches with a tie: linear in the report's size.
 import re
 from collections.abc import Iterator, Mapping, Sequence
 
+from vba_assets.domain.case.text import has_format_control
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.world import Scalar
 from vba_assets.domain.resolution.models import (
@@ -164,7 +165,10 @@ def find_tiebreak(
             found = _quest_facts(search, sources)
         else:
             found = _column_facts(tied, sources)
-        if len(found) != 1:
+        # A span crossing a zero-width or bidi character is never a grounded citation
+        # (CITATION_INVISIBLE_CHARACTER); dropping only that fact could leave another identity
+        # looking unique, so a kind with such a span breaks no tie.
+        if len(found) != 1 or any(has_format_control(t.span.quote) for t in found.values()):
             continue
         ((identity, tiebreak),) = found.items()
         chosen = tied.get(identity)
