@@ -3,7 +3,8 @@
 ``ReadOnlyWorldDatabase`` (vba_assets/domain/catalog/world.py) is what the Dagster resource yields
 and what every stage receives. This test type-checks two small snippets with the project's own mypy
 settings: the real adapter satisfies the Protocol, and one without ``identity_search`` (the method a
-forwarding Dagster resource once lacked) does not.
+forwarding Dagster resource once lacked, with every other method present so that it is the one
+member mypy names) does not.
 """
 
 from pathlib import Path
@@ -15,8 +16,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 HEADER = """
 from vba_assets.domain.catalog.world import (
-    CatalogRow, ReadOnlyWorldDatabase, SearchResult, SnapshotBinding,
+    CatalogRow, ReadOnlyWorldDatabase, RelationResult, SearchResult, SnapshotBinding,
 )
+from collections.abc import Sequence
 from resources.world_db import WorldDatabase
 """
 
@@ -24,6 +26,10 @@ PARTIAL_ADAPTER = """
 class Forwarder:
     def contains_search(self, catalog: str, term: str, limit: int) -> SearchResult: ...
     def fetch_by_identity(self, catalog: str, identity: int | str) -> list[CatalogRow]: ...
+    def exact_name_search(self, catalog: str, term: str, limit: int) -> SearchResult: ...
+    def quest_relations(
+        self, identities: Sequence[int], limit: int
+    ) -> RelationResult | None: ...
     def snapshot_binding(self) -> SnapshotBinding: ...
     def close(self) -> None: ...
 """
