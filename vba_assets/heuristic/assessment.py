@@ -291,9 +291,14 @@ def _first_cited(
 
 
 def _selected(
-    search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
+    search: SearchView,
+    chosen: CandidateView,
+    sources: dict[str, str],
+    why: str,
+    capture: str | None = None,
 ) -> SearchAssessmentOutput | None:
-    """A selection of ``chosen`` citing the first mention that has context, or None."""
+    """A selection of ``chosen`` citing the first mention that has context, or None;
+    ``capture``: the alias of the capture that holds ``chosen`` (default: the search's own)."""
     cited = _first_cited(search, chosen, sources)
     if cited is None:
         return None
@@ -302,7 +307,7 @@ def _selected(
         search_id=search.search_id,
         status="selected",
         candidate_id=chosen.candidate_id,
-        capture=search.capture_alias,
+        capture=capture or search.capture_alias,
         capture_row=chosen.capture_row,
         mention=mention,
         evidence=[EvidenceQuote(source=mention.source, quote=quote)],
@@ -333,24 +338,15 @@ def assess_exact_coverage(
     chosen = named[0]
     if weak_localized(chosen, search.term, language) or is_helper(chosen, patterns):
         return None
-    cited = _first_cited(search, chosen, sources)
-    if cited is None:
-        return None
-    mention, quote = cited
-    return SearchAssessmentOutput(
-        search_id=search.search_id,
-        status="selected",
-        candidate_id=chosen.candidate_id,
+    return _selected(
+        search,
+        chosen,
+        sources,
+        f"exact unique name under truncation. The contains search {search.capture_alias} for "
+        f"{search.term!r} was truncated, but its complete exact-name capture "
+        f"{exact.capture_alias} holds one entity named exactly so ({chosen.candidate_id}: "
+        f"{chosen.name!r}, identity {chosen.identity}), which matches no helper-name pattern.",
         capture=exact.capture_alias,
-        capture_row=chosen.capture_row,
-        mention=mention,
-        evidence=[EvidenceQuote(source=mention.source, quote=quote)],
-        rationale=f"heuristic: exact unique name under truncation. The contains search "
-        f"{search.capture_alias} for {search.term!r} was truncated, but its complete exact-name "
-        f"capture {exact.capture_alias} holds one entity named exactly so "
-        f"({chosen.candidate_id}: {chosen.name!r}, identity {chosen.identity}), which matches no "
-        "helper-name pattern. The evidence is the report sentence around the first mention "
-        "with context; the heuristic weighs no context beyond the name",
     )
 
 
