@@ -140,26 +140,29 @@ def search_pattern(term: str, backend: str) -> str:
     return like_pattern(search_key(term) if backend == "sqlite" else term)
 
 
-def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
-    """The literal contains search, ordered exact, length, code point, identity, key.
-
-    SQLite compares search keys (``vba_search_key(name) LIKE :pattern``, the pattern made of the
-    term's key: :func:`search_pattern`); MariaDB/MySQL compare under the name column's collation.
-    """
+def _exact_test(bound: BoundCatalog, backend: str) -> tuple[Any, Any, Any]:
+    """``(compared, exact, length)`` of a name query: the expression a contains pattern is
+    matched against, the "name equals ``:term``" test (SQLite: search keys; MariaDB/MySQL:
+    ``lower()`` under the column's collation) and the name's length in characters."""
     name = bound.name
     if backend == "sqlite":
         key = getattr(func, SEARCH_KEY_FUNCTION)
-        compared, exact = key(name), key(name) == key(bindparam("term"))
-        length = func.length(name)
-    else:
-        compared, exact = name, func.lower(name) == func.lower(bindparam("term"))
-        length = func.char_length(name)
-    exact_first = case((exact, literal_column("0")), else_=literal_column("1"))
+        return key(name), key(name) == key(bindparam("term")), func.length(name)
+    return name, func.lower(name) == func.lower(bindparam("term")), func.char_length(name)
+
+
+def _ordered(
+    bound: BoundCatalog, backend: str, charsets: Charsets, first: Any, condition: Any
+) -> Select[Any]:
+    """The catalog's columns where ``condition``, ordered by ``first`` (when given), then length,
+    code point, identity and key, limited to ``:row_limit``."""
+    name = bound.name
+    _, _, length = _exact_test(bound, backend)
     return (
         _columns(bound)
-        .where(name.is_not(None), compared.like(bindparam("pattern"), escape="\\"))
+        .where(name.is_not(None), condition)
         .order_by(
-            exact_first,
+            *(() if first is None else (first,)),
             length,
             binary_order(name, backend, charsets, binary_collation),
             bound.identity,
@@ -167,6 +170,30 @@ def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> S
         )
         .limit(bindparam("row_limit"))
     )
+
+
+def _index_prefilter(bound: BoundCatalog, index: TrigramIndex) -> Any:
+    """``<key> IN (<trigram index candidates of :index_pattern>)``: a superset of the rows whose
+    search key contains the term (see :mod:`resources.world_db.trigram`)."""
+    fts = table(index.table, *(column(name) for name in (index.name_column, *index.key_columns)))
+    candidates = select(*(fts.c[key] for key in index.key_columns)).where(
+        fts.c[index.name_column].like(bindparam("index_pattern"))
+    )
+    keys = [bound.table.c[key] for key in index.key_columns]
+    key = keys[0] if len(keys) == 1 else tuple_(*keys)
+    return key.in_(candidates)
+
+
+def search_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
+    """The literal contains search, ordered exact, length, code point, identity, key.
+
+    SQLite compares search keys (``vba_search_key(name) LIKE :pattern``, the pattern made of the
+    term's key: :func:`search_pattern`); MariaDB/MySQL compare under the name column's collation.
+    """
+    compared, exact, _ = _exact_test(bound, backend)
+    exact_first = case((exact, literal_column("0")), else_=literal_column("1"))
+    matches = compared.like(bindparam("pattern"), escape="\\")
+    return _ordered(bound, backend, charsets, exact_first, matches)
 
 
 def indexed_search_statement(
@@ -179,13 +206,7 @@ def indexed_search_statement(
     rows, their order and the truncation equal the plain statement's (proof:
     :mod:`resources.world_db.trigram`).
     """
-    fts = table(index.table, *(column(name) for name in (index.name_column, *index.key_columns)))
-    candidates = select(*(fts.c[key] for key in index.key_columns)).where(
-        fts.c[index.name_column].like(bindparam("index_pattern"))
-    )
-    keys = [bound.table.c[key] for key in index.key_columns]
-    key = keys[0] if len(keys) == 1 else tuple_(*keys)
-    return search_statement(bound, "sqlite", charsets).where(key.in_(candidates))
+    return search_statement(bound, "sqlite", charsets).where(_index_prefilter(bound, index))
 
 
 def exact_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
@@ -196,24 +217,8 @@ def exact_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Se
     compare ``lower(name) = lower(:term)`` under the name column's collation. Limited to
     ``:row_limit`` (``max_candidates + 1``: truncation is detected).
     """
-    name = bound.name
-    if backend == "sqlite":
-        key = getattr(func, SEARCH_KEY_FUNCTION)
-        exact, length = key(name) == key(bindparam("term")), func.length(name)
-    else:
-        exact = func.lower(name) == func.lower(bindparam("term"))
-        length = func.char_length(name)
-    return (
-        _columns(bound)
-        .where(name.is_not(None), exact)
-        .order_by(
-            length,
-            binary_order(name, backend, charsets, binary_collation),
-            bound.identity,
-            *(binary_order(c, backend, charsets, binary_collation) for c in bound.tie_breakers),
-        )
-        .limit(bindparam("row_limit"))
-    )
+    _, exact, _ = _exact_test(bound, backend)
+    return _ordered(bound, backend, charsets, None, exact)
 
 
 def indexed_exact_statement(
@@ -222,13 +227,7 @@ def indexed_exact_statement(
     """:func:`exact_statement` (SQLite) plus the trigram pre-filter of
     :func:`indexed_search_statement`: the rows whose key equals the term's key are among those
     whose key contains it, so the pre-filter (a superset of the contains matches) keeps them all."""
-    fts = table(index.table, *(column(name) for name in (index.name_column, *index.key_columns)))
-    candidates = select(*(fts.c[key] for key in index.key_columns)).where(
-        fts.c[index.name_column].like(bindparam("index_pattern"))
-    )
-    keys = [bound.table.c[key] for key in index.key_columns]
-    key = keys[0] if len(keys) == 1 else tuple_(*keys)
-    return exact_statement(bound, "sqlite", charsets).where(key.in_(candidates))
+    return exact_statement(bound, "sqlite", charsets).where(_index_prefilter(bound, index))
 
 
 def fetch_statement(bound: BoundCatalog, backend: str, charsets: Charsets) -> Select[Any]:
