@@ -290,3 +290,20 @@ def test_sqlite_zone_facts_hold_their_contract(demo: WorldDatabase, tmp_path: Pa
     cut = demo.zone_markers([10558, 30551], 1)
     assert cut is not None and cut.truncated and len(cut.rows) == 1
     assert demo.zone_markers([], 10) is None
+
+
+def test_a_localized_quest_breaks_an_exact_name_tie_whose_mentions_are_bare(
+    demo: WorldDatabase,
+) -> None:
+    """The shape of a French report: the creature is only named in a list item, the quest by its
+    frFR title; the tie-break's span is the selection's evidence."""
+    body = "Quête : Rédemption\n\n- Maleterres de l'est\n- Tirion Fordring\n"
+    plan, index, exact = exact_index(demo, body, TIRION)
+    verdict = heuristic(body, plan, index)
+    assert verdict.status == "selected" and verdict.tiebreak is not None
+    assert identity_of(index, verdict.candidate_id) == 1855
+    assert exact.quest_relations is not None and verdict.tiebreak.relation_row is not None
+    row = exact.quest_relations.rows[verdict.tiebreak.relation_row]
+    assert (row.identity, row.quest, row.title) == (1855, 5742, "Rédemption")
+    assert [e.quote for e in verdict.evidence] == ["Rédemption"]
+    assert codes(verdict, plan, index, body) == []

@@ -422,12 +422,38 @@ def tiebreak_selection(
     if found is None:
         return None
     chosen, tiebreak = found
-    selected = _selected(search, chosen, sources, describe_tiebreak(search, chosen, tiebreak))
+    why = describe_tiebreak(search, chosen, tiebreak)
+    selected = _selected(search, chosen, sources, why) or _selected_by_fact(
+        search, chosen, sources, why
+    )
     if selected is None:
         return None
     cited = EvidenceQuote(source=tiebreak.span.source, quote=tiebreak.span.quote)
     return selected.model_copy(
         update={"tiebreak": tiebreak, "evidence": [*selected.evidence, cited]}
+    )
+
+
+def _selected_by_fact(
+    search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
+) -> SearchAssessmentOutput | None:
+    """A tie-break selection whose mentions are all bare (a list item ``- Tirion Fordring``):
+    it cites the first readable mention, and its evidence is the tie-break's own span (the quest
+    title or zone the report writes, added by the caller), which is report context beyond the
+    name; None without a readable mention."""
+    mention = next((m for m in search.mentions if m.source in sources), None)
+    if mention is None:
+        return None
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="selected",
+        candidate_id=chosen.candidate_id,
+        capture=search.capture_alias,
+        capture_row=chosen.capture_row,
+        mention=mention,
+        evidence=[],
+        rationale=f"heuristic: {why} Every mention is a bare name; the evidence is the "
+        "tie-break's report span",
     )
 
 

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from vba_assets.domain.catalog.matching import MatchTier
-from vba_assets.domain.catalog.world import RelationResult, ZoneResult
 from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
 from vba_assets.domain.limits import CLARIFICATION_LISTING_BUDGET
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
@@ -27,8 +26,7 @@ from vba_assets.domain.resolution.models import (
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
-from vba_assets.domain.resolution.tiebreaks import relation_lines
-from vba_assets.domain.resolution.zone_facts import zone_lines
+from vba_assets.domain.resolution.tiebreaks import relation_lines, tiebreak_fact_lines
 from vba_assets.domain.stage_context import (
     CandidateView,
     InterpretationStageContext,
@@ -181,7 +179,7 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
             part(f"relations:{sid}", "per_stage", f"{where}/quest_relations", "\n".join(body))
         )
     if search.zone_markers is not None:  # protocol v6: grounded zone tie-break facts
-        body = _fact_lines(search.zone_markers)
+        body = tiebreak_fact_lines(search.zone_markers)
         lines.append(glue(_ZONES_HEADING))
         lines.append(part(f"zones:{sid}", "per_stage", f"{where}/zone_markers", "\n".join(body)))
     if search.exact is not None:  # protocol v6: the exact-name capture that completes it
@@ -201,16 +199,6 @@ _ZONES_HEADING = (
     "among them may cite a zone the report names that only the chosen one has markers in, with "
     "its zone row, as tiebreak fact 'zone'):"
 )
-
-
-def _fact_lines(facts: RelationResult | ZoneResult) -> list[str]:
-    """Quest relations or zone markers as request lines (TRUNCATED said)."""
-    body = (relation_lines(facts) if isinstance(facts, RelationResult) else zone_lines(facts)) or [
-        "  - none"
-    ]
-    if facts.truncated:
-        body.append("  - TRUNCATED: these facts cannot tell the candidates apart")
-    return body
 
 
 def _candidate_lines(candidates: Sequence[CandidateView]) -> list[str]:
@@ -245,7 +233,7 @@ def _exact_text(search: SearchView) -> str:
     rows = _candidate_lines(exact.candidates) or ["  - none: no row has exactly this name"]
     for label, facts in (("Quest relations", exact.quest_relations), ("Zones", exact.zone_markers)):
         if facts is not None:
-            rows += [f"  {label} of {exact.capture_alias}:", *_fact_lines(facts)]
+            rows += [f"  {label} of {exact.capture_alias}:", *tiebreak_fact_lines(facts)]
     return (
         f"- Exact-name capture {exact.capture_alias} (completes {search.capture_alias}: every "
         f"row named exactly {json_text(search.term)}): {verdict}. Its candidates:\n"

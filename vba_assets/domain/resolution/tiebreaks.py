@@ -55,6 +55,7 @@ from vba_assets.domain.resolution.models import (
 from vba_assets.domain.resolution.zone_facts import (
     zone_capture_findings,
     zone_fact,
+    zone_lines,
     zone_span_problem,
 )
 from vba_assets.errors import ErrorCode
@@ -352,3 +353,13 @@ def relation_capture_findings(
     if not relations.coverage_notes:
         found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "relations without coverage"))
     return found
+
+
+def tiebreak_fact_lines(facts: RelationResult | ZoneResult) -> list[str]:
+    """Quest relations or zone markers as request lines, ``- none`` when empty, TRUNCATED said."""
+    body = (relation_lines(facts) if isinstance(facts, RelationResult) else zone_lines(facts)) or [
+        "  - none"
+    ]
+    if facts.truncated:
+        body.append("  - TRUNCATED: these facts cannot tell the candidates apart")
+    return body
