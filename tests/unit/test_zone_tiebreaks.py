@@ -18,6 +18,7 @@ import pytest
 from resources.world_db import WorldDatabase
 from tests.unit.test_heuristic_assessment import case_doc, search
 from vba_assets.config import embedded_project_config
+from vba_assets.domain.prompting.pieces import search_pieces, text_of
 from vba_assets.domain.protocol import protocol
 from vba_assets.domain.resolution.context import build_candidate_index
 from vba_assets.domain.resolution.models import (
@@ -307,3 +308,20 @@ def test_a_localized_quest_breaks_an_exact_name_tie_whose_mentions_are_bare(
     assert (row.identity, row.quest, row.title) == (1855, 5742, "Rédemption")
     assert [e.quote for e in verdict.evidence] == ["Rédemption"]
     assert codes(verdict, plan, index, body) == []
+
+
+def test_the_assessment_request_shows_the_zones_and_the_exact_capture_facts(
+    demo: WorldDatabase,
+) -> None:
+    """Plumbing: a real model sees the zone rows (with their row numbers) and, for a tie inside
+    an exact-name capture, that capture's quest relations and zones."""
+    plan, index, _ = contains_index(demo, ZONE_BODY, FORRESTEN)
+    (search,) = context(ZONE_BODY, plan, index).searches
+    text = text_of(search_pieces(search, 0))
+    assert "Spawn-marker zones" in text
+    assert '"Stratholme" (enUS, row ' in text and "identity 10558" in text
+    plan, index, _ = exact_index(demo, QUEST_BODY, TIRION)
+    (search,) = context(QUEST_BODY, plan, index).searches
+    text = text_of(search_pieces(search, 0))
+    assert "grounded tiebreak from this capture's quest relations or zones" in text
+    assert '"Redemption"' in text and "identity 20349 has spawn markers" in text
