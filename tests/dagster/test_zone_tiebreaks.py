@@ -85,3 +85,35 @@ def test_a_named_zone_breaks_a_same_name_tie_and_replays_without_the_database(
     for case_id in ("BUG-TIE-ZONE", "BUG-TIE-NOZONE"):
         report = verify_revision(workspace.case(case_id), "0001")
         assert report.ok, report.findings
+
+
+EXACT_TIE = {
+    "case_id": "BUG-TIE-EXACT",
+    "title": "Redemption cannot be completed",
+    "body": "Tirion Fordring does not complete Redemption after I listen to his story.",
+    "reported_at": "2026-11-30T18:00:00+00:00",
+    "reporter": "Tester",
+}
+
+
+def test_a_named_quest_breaks_a_tie_inside_an_exact_name_capture(tmp_path: Path) -> None:
+    """The contains search for "Tirion Fordring" is truncated (more than 8 rows contain it); its
+    exact-name capture holds 1855 and 20349 with their quest relations and zones, and the quest
+    the report names (1855 starts and ends "Redemption") selects 1855 from that capture."""
+    workspace = _run(tmp_path, EXACT_TIE)
+    resolution = _resolution(workspace, "BUG-TIE-EXACT")
+    captures = [_json(path) for path in (resolution / "captures").iterdir()]
+    own = [c for c in captures if c["search"]["term"] == "Tirion Fordring" and "kind" not in c]
+    (exact,) = [c for c in captures if c.get("kind") == "exact_name"]
+    assert own and own[0]["result"]["truncated"]
+    assert exact["quest_relations"]["identities"] == [1855, 20349]
+    assert exact["zone_markers"]["identities"] == [1855, 20349]
+    assessment = _json(resolution / "assessment.json")["assessment"]["assessments"]
+    (verdict,) = [v for v in assessment if "tiebreak" in v]
+    assert verdict["status"] == "selected" and verdict["tiebreak"]["fact"] == "quest"
+    row = exact["quest_relations"]["rows"][verdict["tiebreak"]["relation_row"]]
+    assert (row["identity"], row["title"]) == (1855, "Redemption")
+    context = _json(resolution / "context.json")
+    assert (1855, "Tirion Fordring") in [(n["identity"], n["name"]) for n in context["selected"]]
+    report = verify_revision(workspace.case("BUG-TIE-EXACT"), "0001")
+    assert report.ok, report.findings
