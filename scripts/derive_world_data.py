@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -47,6 +48,14 @@ from vba_assets.worlddata.schema import (
     item_template_locale,
     quest_template,
     quest_template_locale,
+    zone_names,
+)
+from vba_assets.worlddata.zone_source import (
+    LOCALES,
+    ZoneSourceError,
+    zone_lookup,
+    zone_name_rows,
+    zone_translations,
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +64,13 @@ DEFAULT_OUTPUT = REPO_ROOT / "vba_assets" / "worlddata" / "data"
 LOCALE_ORDER = ("deDE", "esES", "esMX", "frFR", "koKR", "ptBR", "ruRU", "zhCN", "zhTW")
 
 Row = list[str]
+
+#: The zone names' source (``zone_names``): the public repository Questie/Questie at this commit,
+#: read from a git directory of it (``--questie``, or ``$QUESTIE_GIT_DIR``).
+QUESTIE_REPOSITORY = "Questie/Questie"
+QUESTIE_COMMIT = "6d7bb521d9cad701d56575f3e1fdcedadbcd554a"
+QUESTIE_ZONES = "Localization/lookups/lookupZones.lua"
+QUESTIE_TRANSLATIONS = "Localization/Translations/Zones"
 
 
 class SourceError(Exception):
@@ -247,7 +263,76 @@ def check_references(tables: dict[str, list[Row]]) -> None:
             raise SourceError(f"{table.name}: {len(orphans)} quests not in quest_template")
 
 
-def derive(source_dir: Path) -> dict[str, bytes]:
+def _git_show(git_dir: Path, path: str) -> bytes:
+    try:
+        return subprocess.run(
+            ["git", f"--git-dir={git_dir}", "show", f"{QUESTIE_COMMIT}:{path}"],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        ).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SourceError(
+            f"{QUESTIE_REPOSITORY}@{QUESTIE_COMMIT}:{path} not readable from {git_dir} "
+            f"(--questie: a git directory of {QUESTIE_REPOSITORY} holding that commit): {exc}"
+        ) from None
+
+
+def derive_zone_names(git_dir: Path, marker_rows: list[Row]) -> tuple[list[Row], dict[str, Any]]:
+    """The ``zone_names`` rows of every zone id of the spawn markers, from Questie's zone lookup
+    and zone translations at :data:`QUESTIE_COMMIT`, and the manifest's source facts."""
+    lookup_bytes = _git_show(git_dir, QUESTIE_ZONES)
+    listing = _git_show(git_dir, f"{QUESTIE_TRANSLATIONS}/").decode("utf-8").split()
+    names = sorted(name for name in listing if name.endswith(".lua"))
+    if not names:
+        raise SourceError(f"no translation file in {QUESTIE_TRANSLATIONS}")
+    translation_bytes = [_git_show(git_dir, f"{QUESTIE_TRANSLATIONS}/{name}") for name in names]
+    try:
+        lookup = zone_lookup(lookup_bytes.decode("utf-8"))
+        translations = zone_translations(b.decode("utf-8") for b in translation_bytes)
+    except ZoneSourceError as exc:
+        raise SourceError(f"{QUESTIE_REPOSITORY}: {exc}") from None
+    rows, unnamed = zone_name_rows(lookup, translations, (int(row[1]) for row in marker_rows))
+    if unnamed:
+        raise SourceError(f"marker zones without a name in {QUESTIE_ZONES}: {unnamed}")
+    digest = hashlib.sha256(lookup_bytes)
+    for payload in translation_bytes:
+        digest.update(payload)
+    source = {
+        "source_file": f"{QUESTIE_REPOSITORY}@{QUESTIE_COMMIT}:{QUESTIE_ZONES} + "
+        + ", ".join(f"{QUESTIE_TRANSLATIONS}/{name}" for name in names),
+        "source_columns": ["zoneLookup/zoneCategoryLookup [id]=name", *LOCALES],
+        "source_sha256": digest.hexdigest(),
+    }
+    return rows, source
+
+
+def packaged_zone_names(packaged: Path, marker_rows: list[Row]) -> tuple[list[Row], dict[str, Any]]:
+    """Without ``--questie``: the packaged ``zone_names`` rows and source facts, checked against
+    the packaged manifest's sha256 and the marker zones (the other tables are still re-derived)."""
+    try:
+        manifest = json.loads((packaged / "manifest.json").read_text(encoding="utf-8"))
+        entry = manifest["tables"][zone_names.name]
+        payload = (packaged / data_file_name(zone_names)).read_bytes()
+    except (OSError, ValueError, KeyError) as exc:
+        raise SourceError(
+            f"no packaged zone_names to keep ({exc}); pass --questie (or $QUESTIE_GIT_DIR): a "
+            f"git directory of {QUESTIE_REPOSITORY} holding commit {QUESTIE_COMMIT}"
+        ) from None
+    if hashlib.sha256(payload).hexdigest() != entry.get("sha256"):
+        raise SourceError("packaged zone_names.csv.gz differs from its manifest sha256")
+    reader = csv.reader(io.StringIO(gzip.decompress(payload).decode("utf-8"), newline=""))
+    rows = list(reader)[1:]
+    named = {int(row[0]) for row in rows}
+    unnamed = sorted({int(row[1]) for row in marker_rows} - named)
+    if unnamed:
+        raise SourceError(f"marker zones without a packaged zone name: {unnamed}; use --questie")
+    return rows, {key: entry[key] for key in ("source_file", "source_columns", "source_sha256")}
+
+
+def derive(
+    source_dir: Path, questie_dir: Path | None = None, packaged: Path = DEFAULT_OUTPUT
+) -> dict[str, bytes]:
     """All output files (name -> bytes), computed in memory."""
     tables: dict[str, list[Row]] = {}
     manifest_tables: dict[str, Any] = {}
@@ -270,6 +355,22 @@ def derive(source_dir: Path) -> dict[str, bytes]:
             "source_sha256": source_sha,
         }
     check_references(tables)
+    if questie_dir is None:
+        zone_rows, zone_source = packaged_zone_names(packaged, tables[creature_spawn_markers.name])
+    else:
+        zone_rows, zone_source = derive_zone_names(questie_dir, tables[creature_spawn_markers.name])
+    tables[zone_names.name] = zone_rows
+    payload = encode_table(zone_names, zone_rows)
+    outputs[data_file_name(zone_names)] = payload
+    manifest_tables[zone_names.name] = {
+        "file": data_file_name(zone_names),
+        "rows": len(zone_rows),
+        "bytes": len(payload),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "columns": csv_header(zone_names),
+        "sorted_by": f"zone_id, then locale (enUS {' '.join(LOCALES)})",
+        **zone_source,
+    }
     if set(manifest_tables) != {table.name for table in WORLD_TABLES}:
         raise SourceError("the derivations do not cover every table of the schema")
     manifest = {"format": 1, "tables": manifest_tables}
@@ -317,6 +418,9 @@ def render_sources(manifest: dict[str, Any], tables: dict[str, list[Row]]) -> st
         empty_locale_name=f"{empty_locale_name:,}",
         empty_object_name=f"{_count_empty(tables[gameobject_template.name], 1):,}",
         locale_only=locale_only,
+        questie_commit=QUESTIE_COMMIT,
+        zone_ids=sum(1 for row in tables[zone_names.name] if row[1] == "enUS"),
+        zone_locale_rows=f"{sum(1 for row in tables[zone_names.name] if row[1] != 'enUS'):,}",
         shared_titles=f"{_shared_names(tables[quest_template.name]):,}",
         shared_items=f"{_shared_names(tables[item_template.name]):,}",
         shared_objects=f"{_shared_names(tables[gameobject_template.name]):,}",
@@ -370,6 +474,13 @@ match it.
   (`data/sql/base/db_world/creature_queststarter.sql` / `creature_questender.sql`), via
   `../shared/data/azerothcore/`. License: the repository's `LICENSE` is the **GNU Affero General
   Public License v3 (AGPL-3.0)**.
+* `zone_names`: the zone lookups of the World of Warcraft addon **`Questie/Questie`** (public
+  GitHub), commit `{questie_commit}`: `Localization/lookups/lookupZones.lua` (enUS names of
+  AreaTable ids) and `Localization/Translations/Zones/*.lua` (their names in the client locales).
+  License: that tree has **no `LICENSE` file at its root** and its `README.md` names no license
+  (`Libs/LICENSE.txt` and `Icons/LICENSE.md` cover bundled libraries and icons only); zone names
+  are the game client's names. The script reads the files from a git directory of that repository
+  (`--questie`), at that commit.
 
 ## CSV format
 
@@ -390,6 +501,12 @@ An empty field is stored as declared per column in `schema.py`.
   count of `creature` spawn rows (guids), and zone ids follow Questie (an instance is sometimes
   filed under its own zone id).
 * `creature_queststarter`, `creature_questender`: unchanged (`id, quest`).
+* `zone_names`: one `enUS` row for each of the {zone_ids} zone ids of `creature_spawn_markers`
+  (its literal, uncommented `[id]="name"` entries of `l10n.zoneLookup` and
+  `l10n.zoneCategoryLookup`; the script fails when a marker zone has none or an id has two
+  names), plus {zone_locale_rows} rows of the client locales whose translation of that English name
+  is a literal string (`true` = the English name, and version-dependent expressions, are
+  skipped). Zone ids follow Questie (some instances are filed under their own AreaTable id).
 * `quest_template`: columns `ID, LogTitle, MinLevel, QuestLevel` of all rows (placeholder levels
   200/255 and QuestLevel -1 kept). `item_template`, `gameobject_template`: `entry, name`.
   Their locale tables: every row of all 9 locales, columns unchanged. Names and titles are copied
@@ -440,7 +557,9 @@ An empty field is stored as declared per column in `schema.py`.
 .venv/bin/python scripts/derive_world_data.py --check    # exit 1 if anything here differs
 ```
 
-It reads `../shared/data` relative to the repository (override with `--source`). Changing the data
+It reads `../shared/data` relative to the repository (override with `--source`), and the zone
+names from a git directory of `Questie/Questie` (`--questie DIR` or `$QUESTIE_GIT_DIR`; without
+it the packaged `zone_names.csv.gz` is kept after checking its sha256 and its zone ids). Changing the data
 or the schema changes the demo DB's file name, so the next use builds a fresh database.
 """
 
@@ -465,9 +584,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE, help="reference data dir")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="packaged data dir")
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
+    parser.add_argument(
+        "--questie",
+        type=Path,
+        default=os.environ.get("QUESTIE_GIT_DIR") or None,
+        help=f"git directory of {QUESTIE_REPOSITORY} holding commit {QUESTIE_COMMIT}; without "
+        "it the packaged zone_names are kept (checked) and everything else is re-derived",
+    )
     args = parser.parse_args(argv)
     try:
-        outputs = derive(args.source)
+        outputs = derive(args.source, args.questie, args.output)
     except (SourceError, UnicodeDecodeError, csv.Error) as exc:
         print(f"derive_world_data: {exc}", file=sys.stderr)
         return 2

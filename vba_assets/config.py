@@ -419,7 +419,8 @@ DEMO_CATALOGS: list[dict[str, Any]] = [
 ]
 
 #: The demo catalogs' tables, the spawn markers, and (grounded tie-breaks, protocol v6) the quest
-#: tables whose titles the quest relations of a capture record.
+#: tables whose titles the quest relations of a capture record, and the zone names its zone
+#: markers record.
 DEMO_ALLOWLIST = [
     "creature_template",
     "creature_template_locale",
@@ -428,6 +429,7 @@ DEMO_ALLOWLIST = [
     "creature_spawn_markers",
     "quest_template",
     "quest_template_locale",
+    "zone_names",
 ]
 
 

@@ -96,6 +96,7 @@ from resources.world_db.relations import (
 from resources.world_db.schema import check_allowlisted
 from resources.world_db.trigram import describe as describe_index
 from resources.world_db.trigram import index_pattern
+from resources.world_db.zones import to_zone_row, zone_coverage_notes, zone_statement
 from vba_assets.config import DatabaseConfig, ProjectConfig
 from vba_assets.domain.catalog.search_key import search_key
 from vba_assets.domain.catalog.settings import CatalogConfig
@@ -104,6 +105,7 @@ from vba_assets.domain.catalog.world import (
     RelationResult,
     SearchResult,
     SnapshotBinding,
+    ZoneResult,
 )
 from vba_assets.errors import ConfigError, ErrorCode, InputError
 
@@ -303,6 +305,34 @@ class WorldDatabase(WorldConnection):
             truncated=truncated,
             rows=[to_relation_row(record) for record in records[:limit]],
             coverage_notes=relation_coverage_notes(schema.binding, limit, truncated),
+        )
+
+    def zone_markers(self, identities: Sequence[int], limit: int) -> ZoneResult | None:
+        """The zones ``identities`` have spawn markers in, with every zone name (grounded zone
+        tie-breaks, protocol v6; :mod:`resources.world_db.zones`); None when the marker and zone
+        name tables are not both allowlisted."""
+        validate_limit(limit)
+        wanted = sorted({int(identity) for identity in identities})
+        if not wanted:
+            return None
+        with self._guard("zone_markers"):
+            schema = self._schema()
+            statement = zone_statement(schema.tables)
+            if statement is None:
+                return None
+            records, sql_text, sent, _ = self._execute_recorded(
+                statement, {"identities": wanted, "row_limit": limit + 1}
+            )
+        truncated = len(records) > limit
+        return ZoneResult(
+            identities=list(wanted),
+            sql=sql_text,
+            parameters=sent,
+            snapshot=schema.binding,
+            row_limit=limit,
+            truncated=truncated,
+            rows=[to_zone_row(record) for record in records[:limit]],
+            coverage_notes=zone_coverage_notes(schema.binding, limit, truncated),
         )
 
     def describe(self) -> dict[str, Any]:

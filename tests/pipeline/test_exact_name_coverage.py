@@ -150,6 +150,12 @@ class CountingDb:
     def fetch_by_identity(self, catalog: str, identity: int | str) -> Any:
         return self.database.fetch_by_identity(catalog, identity)
 
+    def quest_relations(self, identities: Any, limit: int) -> Any:
+        return self.database.quest_relations(identities, limit)
+
+    def zone_markers(self, identities: Any, limit: int) -> Any:
+        return self.database.zone_markers(identities, limit)
+
     def close(self) -> None:
         self.database.close()
 

@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 HEADER = """
 from vba_assets.domain.catalog.world import (
-    CatalogRow, ReadOnlyWorldDatabase, RelationResult, SearchResult, SnapshotBinding,
+    CatalogRow, ReadOnlyWorldDatabase, RelationResult, SearchResult, SnapshotBinding, ZoneResult,
 )
 from collections.abc import Sequence
 from resources.world_db import WorldDatabase
@@ -30,6 +30,7 @@ class Forwarder:
     def quest_relations(
         self, identities: Sequence[int], limit: int
     ) -> RelationResult | None: ...
+    def zone_markers(self, identities: Sequence[int], limit: int) -> ZoneResult | None: ...
     def snapshot_binding(self) -> SnapshotBinding: ...
     def close(self) -> None: ...
 """

@@ -361,7 +361,8 @@ def test_invalid_limits_are_rejected(world: WorldDatabase, limit: int) -> None:
 def test_no_raw_sql_method_is_public() -> None:
     public = {name for name in dir(WorldDatabase) if not name.startswith("_")}
     assert public == {"from_config", "snapshot_binding", "contains_search", "fetch_by_identity",
-                      "identity_search", "quest_relations", "exact_name_search", "describe",
+                      "identity_search", "quest_relations", "zone_markers", "exact_name_search",
+                      "describe",
                       "close"}  # fmt: skip
 
 

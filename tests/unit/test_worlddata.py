@@ -374,7 +374,8 @@ def test_mariadb_ci_config_matches_the_demo_catalogs() -> None:
     # The quest tables joined the allowlist for grounded tie-breaks (protocol v6: a capture records
     # the quests that same-name creatures start or end, with their titles); the item and object
     # tables are loaded but read by nothing, so they stay out of the snapshot binding.
-    quests = ["quest_template", "quest_template_locale"]
+    # zone_names joined for grounded zone tie-breaks (the zone names of the markers' zone ids).
+    quests = ["quest_template", "quest_template_locale", "zone_names"]
     assert config.database.allowlist == DEMO_ALLOWLIST
     assert [t.name for t in CREATURE_TABLES] + quests == DEMO_ALLOWLIST
     assert set(WORLD_TABLE_NAMES) - set(DEMO_ALLOWLIST) == {

@@ -43,9 +43,9 @@ version  what it changed
          quality on unseen reports (issue 29), with prompt version ``v3``: each change adds its
          own :class:`ProtocolSpec` flag, true from 6 on, and its rules ``since=6``; grounded
          tie-breaks: a capture whose rows hold several entities named exactly the term also
-         records their quest relations (``quest_relations``), and a selection among them cites
-         the grounded fact that tells them apart (``tiebreak``: a quest title, a link id or a
-         data column); one N alias per selected entry (the mentions of every search that
+         records their quest relations (``quest_relations``) and zones (``zone_markers``), and a
+         selection among them cites the grounded fact that tells them apart (``tiebreak``: a
+         quest title, a zone name, a link id or a data column); one N alias per selected entry (the mentions of every search that
          selected it), observation sentences split outside URLs and markup; causal wording
          refused in the reporters' languages; exact-name coverage: a truncated contains capture
          is completed by a literal exact-name capture (kind ``exact_name``) whose complete,
@@ -257,14 +257,16 @@ class ProtocolSpec:
             for all of them (``InterpretationOutputV5``), a clarification bounded by its
             listing budget.
         grounded_tiebreaks: Grounded tie-breaking of same-name rows (issue 29 item 4, v6 on):
-            when a complete contains capture holds several entities whose name equals the term,
-            the controller also records, in that capture, the quests those entities start or
-            end with every title of them (``CaptureArtifact.quest_relations``, one literal
-            parameterized query on the allowlisted relation and quest tables); the assessment
-            request shows them, and a selection among those entities must carry a ``tiebreak``
-            (:mod:`vba_assets.domain.resolution.tiebreaks`) citing the report span and the
-            captured fact (a quest relation row, the linked identity, a data column) that holds
-            for the selected entity only. No such fact keeps the search ambiguous.
+            when a complete contains capture (or the exact-name capture completing a truncated
+            one) holds several entities whose name equals the term, the controller also
+            records, in that capture, the quests those entities start or end with every title
+            of them (``CaptureArtifact.quest_relations``) and the zones they have spawn markers
+            in with every zone name (``zone_markers``), each one literal parameterized query on
+            allowlisted tables; the assessment request shows them, and a selection among those
+            entities must carry a ``tiebreak`` (:mod:`vba_assets.domain.resolution.tiebreaks`)
+            citing the report span and the captured fact (a quest relation row, a zone row,
+            the linked identity, a data column) that holds for the selected entity only. No
+            such fact keeps the search ambiguous.
         merged_entities: One entity per creature (issue 29 item 2, v6 on): the searches that
             select the same entry (English name, localized name, link, short form) give ONE
             ``N`` alias with all their mentions (:func:`~vba_assets.domain.resolution.context.

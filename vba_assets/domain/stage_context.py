@@ -16,7 +16,7 @@ from vba_assets.domain.base import StrictModel
 from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier, RankedCandidate
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.catalog.world import RelationResult, Scalar
+from vba_assets.domain.catalog.world import RelationResult, Scalar, ZoneResult
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     CandidateIndex,
@@ -86,6 +86,16 @@ class ExactView(StrictModel):
     truncated: bool
     unique: bool
     candidates: list[CandidateView]
+    quest_relations: RelationResult | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The exact capture's quest relations when it holds a tie (tie-break facts).",
+    )
+    zone_markers: ZoneResult | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The exact capture's zone markers when it holds a tie (tie-break facts).",
+    )
 
 
 class SearchView(StrictModel):
@@ -109,6 +119,12 @@ class SearchView(StrictModel):
         exclude_if=lambda value: value is None,
         description="Protocol v6: the quests the candidates named exactly the term start or "
         "end, with every title (grounded tie-break facts of the capture).",
+    )
+    zone_markers: ZoneResult | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v6: the zones the candidates named exactly the term have spawn "
+        "markers in, with every zone name (grounded tie-break facts of the capture).",
     )
     exact: ExactView | None = Field(
         default=None,
@@ -277,6 +293,7 @@ def assessment_stage_context(
                 candidates=_candidate_views(search.candidate_ids, search.candidates),
                 reference=proposed.reference,
                 quest_relations=search.quest_relations,
+                zone_markers=search.zone_markers,
                 exact=None
                 if exact is None
                 else ExactView(
@@ -284,6 +301,8 @@ def assessment_stage_context(
                     truncated=exact.truncated,
                     unique=exact.unique,
                     candidates=_candidate_views(exact.candidate_ids, exact.candidates),
+                    quest_relations=exact.quest_relations,
+                    zone_markers=exact.zone_markers,
                 ),
             )
         )

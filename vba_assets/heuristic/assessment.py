@@ -73,10 +73,16 @@ from vba_assets.heuristic.candidate_names import (
     is_exact,
     is_helper,
 )
-from vba_assets.heuristic.exact_coverage import exact_competitors, written_as_name
+from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
-from vba_assets.heuristic.tiebreaks import describe_tiebreak, find_tiebreak, without_ungrounded_tie
+from vba_assets.heuristic.tiebreaks import (
+    ALL_FACTS,
+    EXACT_FACTS,
+    describe_tiebreak,
+    find_tiebreak,
+    without_ungrounded_tie,
+)
 
 MAX_EVIDENCE_CHARS = 500
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
@@ -326,11 +332,16 @@ def assess_exact_coverage(
     """Protocol v6, a truncated search: select the one entity of its exact-name capture when the
     controller marked that capture unique (complete, one entity named exactly as the term), a
     mention is the whole term, the row is no helper entry and no weak localized match, and a
-    mention has report context to cite; None otherwise (the search stays ambiguous)."""
+    mention has report context to cite, or (several entities named exactly as the term, with
+    their captured tie-break facts) the one a grounded tie-break tells apart; None otherwise (the
+    search stays ambiguous)."""
     exact = search.exact
-    if exact is None or not exact.unique or not whole:
+    if exact is None or not whole or not written_as_name(search, sources, language):
         return None
-    if not written_as_name(search, sources, language):
+    tie = exact_tie_view(search)  # several exact-name entities: a grounded tie-break may choose
+    if tie is not None:
+        return tiebreak_selection(tie, sources, patterns, EXACT_FACTS)
+    if not exact.unique:
         return None
     named = [c for c in exact.candidates if is_exact(c, search.term)]
     if len(named) != 1:
@@ -399,21 +410,50 @@ def assess_reference(
 
 
 def tiebreak_selection(
-    search: SearchView, sources: dict[str, str], patterns: dict[str, list[re.Pattern[str]]]
+    search: SearchView,
+    sources: dict[str, str],
+    patterns: dict[str, list[re.Pattern[str]]],
+    kinds: Sequence[str] = ALL_FACTS,
 ) -> SearchAssessmentOutput | None:
     """Protocol v6: the selection of the one same-name candidate a grounded fact of the report
     tells apart (:func:`~vba_assets.heuristic.tiebreaks.find_tiebreak`), citing the fact's span
     and row in ``tiebreak`` and as evidence; None when there is no such fact."""
-    found = find_tiebreak(search, sources, patterns)
+    found = find_tiebreak(search, sources, patterns, kinds)
     if found is None:
         return None
     chosen, tiebreak = found
-    selected = _selected(search, chosen, sources, describe_tiebreak(search, chosen, tiebreak))
+    why = describe_tiebreak(search, chosen, tiebreak)
+    selected = _selected(search, chosen, sources, why) or _selected_by_fact(
+        search, chosen, sources, why
+    )
     if selected is None:
         return None
     cited = EvidenceQuote(source=tiebreak.span.source, quote=tiebreak.span.quote)
     return selected.model_copy(
         update={"tiebreak": tiebreak, "evidence": [*selected.evidence, cited]}
+    )
+
+
+def _selected_by_fact(
+    search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
+) -> SearchAssessmentOutput | None:
+    """A tie-break selection whose mentions are all bare (a list item ``- Tirion Fordring``):
+    it cites the first readable mention, and its evidence is the tie-break's own span (the quest
+    title or zone the report writes, added by the caller), which is report context beyond the
+    name; None without a readable mention."""
+    mention = next((m for m in search.mentions if m.source in sources), None)
+    if mention is None:
+        return None
+    return SearchAssessmentOutput(
+        search_id=search.search_id,
+        status="selected",
+        candidate_id=chosen.candidate_id,
+        capture=search.capture_alias,
+        capture_row=chosen.capture_row,
+        mention=mention,
+        evidence=[],
+        rationale=f"heuristic: {why} Every mention is a bare name; the evidence is the "
+        "tie-break's report span",
     )
 
 

@@ -1,6 +1,7 @@
 """Protocol v6, exact-name coverage: what the heuristic asks of a truncated search before it
-selects the one entity of its exact-name capture (:func:`~.assessment.assess_exact_coverage`).
-Pure."""
+selects the one entity of its exact-name capture (:func:`~.assessment.assess_exact_coverage`), or
+one of several same-name entities of that capture by a grounded tie-break
+(:func:`exact_tie_view`). Pure."""
 
 import re
 
@@ -62,3 +63,25 @@ def exact_competitors(search: SearchView) -> list[CandidateView]:
     truncated search could mean); none when there is no such capture."""
     exact = search.exact
     return list(exact.candidates) if exact is not None and not exact.truncated else []
+
+
+def exact_tie_view(search: SearchView) -> SearchView | None:
+    """Protocol v6: the complete exact-name capture of a truncated search as a search of its own
+    (its alias, candidates, quest relations and zone markers) when it holds several entities
+    named exactly the term and the controller recorded their tie-break facts; None otherwise.
+    A grounded tie-break found on this view selects from the exact-name capture."""
+    exact = search.exact
+    if exact is None or exact.truncated or exact.unique:
+        return None
+    if exact.quest_relations is None and exact.zone_markers is None:
+        return None
+    return search.model_copy(
+        update={
+            "capture_alias": exact.capture_alias,
+            "truncated": False,
+            "candidates": list(exact.candidates),
+            "quest_relations": exact.quest_relations,
+            "zone_markers": exact.zone_markers,
+            "exact": None,
+        }
+    )

@@ -7,7 +7,10 @@ for a grounded fact in the report that tells exactly one of them apart, in this 
 2. ``quest``: the report writes the title (any locale) of a quest that exactly one of them starts
    or ends, according to the quest relations the controller captured for the search;
 3. ``data_column``: the report writes the subname of exactly one of them, or the word "boss"
-   (any reporter language) while exactly one of them has the boss rank (3).
+   (any reporter language) while exactly one of them has the boss rank (3);
+4. ``zone``: the report writes (whole words, any case and apostrophe) a name of a zone that
+   exactly one of them has spawn markers in, according to the zone markers the controller
+   captured; a level-1 row (a script dummy or encounter copy) is never chosen by a zone.
 
 A fact that is found for two or more of the tied entities breaks nothing; a helper entry is never
 chosen. Every tie-break returned passes the controller's own check
@@ -15,7 +18,8 @@ chosen. Every tie-break returned passes the controller's own check
 never rejected for it.
 
 Cost: one pass per source for the links, and one bounded regex search per source for each
-distinct captured title (at most ``RELATION_ROW_LIMIT`` rows) and each tied subname, and only for
+distinct captured title and zone name (at most ``RELATION_ROW_LIMIT`` / ``ZONE_ROW_LIMIT`` rows)
+and each tied subname, and only for
 the searches with a tie: linear in the report's size.
 """
 
@@ -38,6 +42,7 @@ from vba_assets.domain.resolution.tiebreaks import (
     tiebreak_problem,
     tied_identities,
 )
+from vba_assets.domain.resolution.zone_facts import zone_holders
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.heuristic.candidate_names import is_helper
 
@@ -109,6 +114,45 @@ def _quest_facts(search: SearchView, sources: Mapping[str, str]) -> dict[int, Gr
     return found
 
 
+def _zone_facts(
+    search: SearchView, tied: Sequence[int], sources: Mapping[str, str]
+) -> dict[int, GroundedTiebreak]:
+    """The tied identity each zone name the report writes (whole words) belongs to alone; a name
+    whose zones several tied identities have markers in gives nothing."""
+    zones = search.zone_markers
+    if zones is None or zones.truncated:
+        return {}
+    term = normalize_for_match(search.term)
+    names = dict.fromkeys(row.name.strip() for row in zones.rows if row.name is not None)
+    found: dict[int, GroundedTiebreak] = {}
+    for name in names:
+        if not _long_enough(name) or normalize_for_match(name) == term:
+            continue
+        span = next(_spans(name, sources), None)
+        holders = zone_holders(zones, name) & set(tied)
+        if span is None or len(holders) != 1:
+            continue
+        (holder,) = holders
+        key = normalize_for_match(name)
+        row_index = next(
+            i
+            for i, row in enumerate(zones.rows)
+            if row.identity == holder
+            and row.name is not None
+            and normalize_for_match(row.name.strip()) == key
+        )
+        if isinstance(holder, int):
+            found.setdefault(holder, GroundedTiebreak(fact="zone", span=span, zone_row=row_index))
+    return found
+
+
+def _script_dummy(candidate: CandidateView) -> bool:
+    """A level-1 row (``maxlevel`` 1): encounter copies and script dummies carry the boss's name
+    and often share its zone markers; a zone never grounds one of them."""
+    level = candidate.data.get("maxlevel")
+    return isinstance(level, int) and level <= 1
+
+
 def _boss_word(sources: Mapping[str, str]) -> MentionCitation | None:
     """The first word "boss" of the report (any reporter language)."""
     for alias, text in sources.items():
@@ -142,13 +186,22 @@ def _column_facts(
     return found
 
 
+#: Every kind of fact, in the order they are tried.
+ALL_FACTS = ("link", "quest", "data_column", "zone")
+#: The facts that break a tie inside an exact-name capture: the report names the entity's quest
+#: or zone (or links it). The word "boss" is left out: in a truncated search it named another
+#: boss of the same encounter (dev2, Akama and Illidan).
+EXACT_FACTS = ("link", "quest", "zone")
+
+
 def find_tiebreak(
     search: SearchView,
     sources: Mapping[str, str],
     patterns: dict[str, list[re.Pattern[str]]],
+    kinds: Sequence[str] = ALL_FACTS,
 ) -> tuple[CandidateView, GroundedTiebreak] | None:
-    """The one tied candidate a grounded fact tells apart, with that fact; None when no fact
-    (or a fact shared by several of them) is found."""
+    """The one tied candidate a grounded fact of ``kinds`` tells apart, with that fact; None when
+    no fact (or a fact shared by several of them) is found."""
     tied_ids = tied_identities(
         search.term,
         ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
@@ -158,13 +211,15 @@ def find_tiebreak(
     tied = {c.identity: c for c in search.candidates if isinstance(c.identity, int)}
     tied = {identity: tied[identity] for identity in tied_ids if identity in tied}
     data: dict[int | str, Mapping[str, Scalar]] = {i: c.data for i, c in tied.items()}
-    for kind in ("link", "quest", "data_column"):
+    for kind in kinds:
         if kind == "link":
             found = _link_facts(tied_ids, sources)
         elif kind == "quest":
             found = _quest_facts(search, sources)
-        else:
+        elif kind == "data_column":
             found = _column_facts(tied, sources)
+        else:
+            found = _zone_facts(search, tied_ids, sources)
         # A span crossing a zero-width or bidi character is never a grounded citation
         # (CITATION_INVISIBLE_CHARACTER); dropping only that fact could leave another identity
         # looking unique, so a kind with such a span breaks no tie.
@@ -174,6 +229,8 @@ def find_tiebreak(
         chosen = tied.get(identity)
         if chosen is None or is_helper(chosen, patterns):
             continue
+        if kind == "zone" and _script_dummy(chosen):
+            continue
         problem = tiebreak_problem(
             tiebreak,
             selected=identity,
@@ -181,6 +238,7 @@ def find_tiebreak(
             relations=search.quest_relations,
             data=data,
             term=search.term,
+            zones=search.zone_markers,
         )
         if problem is None:
             return chosen, tiebreak
@@ -193,6 +251,8 @@ def describe_tiebreak(search: SearchView, chosen: CandidateView, tiebreak: Groun
         "quest": "the report names a quest that only this entity starts or ends (quest "
         f"relations row {tiebreak.relation_row} of {search.capture_alias})",
         "link": "the report links this identity and no other of them",
+        "zone": "the report names a zone that only this entity has spawn markers in (zone "
+        f"markers row {tiebreak.zone_row} of {search.capture_alias})",
         "data_column": "the report calls it a boss and it alone has the boss rank"
         if tiebreak.column == "rank"
         else f"the report writes its {tiebreak.column}, which no other of them has",

@@ -107,9 +107,10 @@ def execute(
     """Run, in plan order, every query still missing; record each capture and its ``captured``
     event; update ``done``. Returns how many queries ran.
 
-    ``enrich`` completes a search's own capture before it is written (protocol v6: the quest
-    relations of same-name rows, :func:`vba_assets.pipeline.tiebreak_captures.with_quest_relations`;
-    the identity for other protocols)."""
+    ``enrich`` completes a search's own capture and its exact-name capture before they are
+    written (protocol v6: the quest relations and zone markers of same-name rows,
+    :func:`vba_assets.pipeline.tiebreak_captures.with_quest_relations`; the identity for other
+    protocols)."""
     executed = 0
     for search_id, search in searches:
         if search_id not in done:
@@ -121,7 +122,7 @@ def execute(
         key = capture_key(search_id, EXACT_NAME)
         if needs_exact(rev, search, own) and key not in done:
             result = exact_query(search)
-            capture = _capture(rev, search_id, search, result, completes=own_sha)
+            capture = enrich(_capture(rev, search_id, search, result, completes=own_sha))
             done[key] = (_record(env, rev, capture, result.elapsed_ms), capture)
             executed += 1
     return executed

@@ -1,25 +1,36 @@
 """The grounded tie-break facts of a capture (protocol v6, issue 29 item 4).
 
-When a complete contains capture holds several entities named exactly the term, the capture stage
-also records, in that same capture, the quests they start or end with every title
-(:func:`with_quest_relations`): one more literal, parameterized, read-only query through the
-world-DB adapter (:meth:`~vba_assets.domain.catalog.world.QuestRelationSearch.quest_relations`),
-keyed by identities the capture already holds. Why inside the capture rather than as a capture of
-its own: :mod:`vba_assets.domain.resolution.tiebreaks`.
+When a complete capture (a contains capture, or the exact-name capture that completes a truncated
+one) holds several entities named exactly the term, the capture stage also records, in that same
+capture, the quests they start or end with every title and the zones they have spawn markers in
+with every zone name (:func:`with_quest_relations`): two more literal, parameterized, read-only
+queries through the world-DB adapter
+(:meth:`~vba_assets.domain.catalog.world.QuestRelationSearch.quest_relations`,
+:meth:`~vba_assets.domain.catalog.world.ZoneMarkerSearch.zone_markers`), keyed by identities the
+capture already holds. Why inside the capture rather than as a capture of its own:
+:mod:`vba_assets.domain.resolution.tiebreaks`.
 """
 
-from vba_assets.domain.catalog.world import QuestRelationSearch
+from typing import Protocol
+
+from vba_assets.domain.catalog.world import QuestRelationSearch, ZoneMarkerSearch
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.models import CaptureArtifact
 from vba_assets.domain.resolution.tiebreaks import RELATION_ROW_LIMIT, capture_ties
+from vba_assets.domain.resolution.zone_facts import ZONE_ROW_LIMIT
+
+
+class TiebreakFactSearch(QuestRelationSearch, ZoneMarkerSearch, Protocol):
+    """The two fact queries of a tie."""
 
 
 def with_quest_relations(
-    capture: CaptureArtifact, db: QuestRelationSearch, spec: ProtocolSpec
+    capture: CaptureArtifact, db: TiebreakFactSearch, spec: ProtocolSpec
 ) -> CaptureArtifact:
-    """``capture`` with its quest relations when ``spec`` has grounded tie-breaks and the capture
-    is a complete name search with at least two entities named exactly its term; else unchanged
-    (also when the operator has not allowlisted the relation and quest tables)."""
+    """``capture`` with its quest relations and zone markers when ``spec`` has grounded
+    tie-breaks and the capture is a complete name search with at least two entities named exactly
+    its term; else unchanged. Each fact is left out when the operator has not allowlisted its
+    tables (the relation and quest tables; the marker and zone name tables)."""
     if not spec.grounded_tiebreaks or capture.search.reference is not None:
         return capture
     if capture.result.truncated:
@@ -27,7 +38,11 @@ def with_quest_relations(
     tied = capture_ties(capture.search.term, capture.result.rows)
     if not tied:
         return capture
+    update: dict[str, object] = {}
     relations = db.quest_relations(tied, RELATION_ROW_LIMIT)
-    if relations is None:
-        return capture
-    return capture.model_copy(update={"quest_relations": relations})
+    if relations is not None:
+        update["quest_relations"] = relations
+    zones = db.zone_markers(tied, ZONE_ROW_LIMIT)
+    if zones is not None:
+        update["zone_markers"] = zones
+    return capture.model_copy(update=update) if update else capture

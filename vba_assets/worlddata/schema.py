@@ -12,6 +12,9 @@ that are shipped; columns AzerothCore has but the demo data does not are simply 
 * ``creature_queststarter`` / ``creature_questender``: ``id``, ``quest``; PK (id, quest).
 * ``creature_spawn_markers``: **not an AzerothCore table**. Per (entry, zone_id) the number of map
   markers the Questie addon lists; it is not a count of ``creature`` spawn rows (guids).
+* ``zone_names``: **not an AzerothCore table** (zones are client data): ``zone_id`` SMALLINT
+  UNSIGNED, ``locale`` VARCHAR(4) (``enUS`` or a client locale), ``name`` VARCHAR(100) NOT NULL;
+  PK (zone_id, locale). The names of the marker table's zone ids (grounded zone tie-breaks).
 * ``quest_template``: ``ID`` INT UNSIGNED PK, ``LogTitle`` TEXT NULL, ``MinLevel`` TINYINT UNSIGNED,
   ``QuestLevel`` SMALLINT (signed); ``quest_template_locale``: ``ID``, ``locale``, ``Title`` TEXT
   NULL; PK (ID, locale). (SCHEMA.md gives ``quest_template``; for ``quest_template_locale`` only
@@ -171,6 +174,19 @@ creature_spawn_markers = Table(
     **_COMPOSITE_KEY_OPTIONS,
 )
 
+#: Not AzerothCore (zones are client data, AreaTable.dbc): the name of every zone id of
+#: ``creature_spawn_markers``, English (``enUS``) and each translated locale, from the Questie
+#: addon's zone lookups (grounded zone tie-breaks, protocol v6).
+zone_names = Table(
+    "zone_names",
+    metadata,
+    _uint("zone_id", mysql.SMALLINT, _SMALLINT_UNSIGNED_MAX, primary_key=True),
+    Column("locale", VARCHAR(4), primary_key=True, nullable=False),
+    Column("name", VARCHAR(100), nullable=False),
+    comment="Not AzerothCore: zone names (AreaTable ids) from the Questie addon's lookups",
+    **_COMPOSITE_KEY_OPTIONS,
+)
+
 
 def _name_locale(name: str, identity: str, text: str) -> Table:
     """A ``<thing>_template_locale`` table: identity, ``locale``, one nullable TEXT name column."""
@@ -234,7 +250,7 @@ CREATURE_TABLES: tuple[Table, ...] = (
     creature_spawn_markers,
 )
 #: The reference tables of the things a report names besides creatures: quest titles, item and
-#: gameobject names, each with its locales. No default catalog reads them; a project allowlists
+#: gameobject names, each with its locales, and zone names. No default catalog reads them; a project allowlists
 #: them where a catalog or the planner's lookup uses them.
 REFERENCE_TABLES: tuple[Table, ...] = (
     quest_template,
@@ -243,6 +259,7 @@ REFERENCE_TABLES: tuple[Table, ...] = (
     item_template_locale,
     gameobject_template,
     gameobject_template_locale,
+    zone_names,
 )
 #: Every table, in load order. Each is filled from ``data/<table name>.csv.gz``.
 WORLD_TABLES: tuple[Table, ...] = CREATURE_TABLES + REFERENCE_TABLES

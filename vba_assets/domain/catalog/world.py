@@ -107,6 +107,41 @@ class QuestRelationSearch(Protocol):
         ...
 
 
+class ZoneMarkerRow(StrictModel):
+    """One zone a creature entry has spawn markers in, with one name of that zone (protocol v6)."""
+
+    identity: int | str = Field(description="The creature entry.")
+    zone_id: int = Field(description="The zone id (creature_spawn_markers.zone_id).")
+    markers: int = Field(description="creature_spawn_markers.marker_count.")
+    locale: str | None = Field(description="The name's locale ('enUS', ...); None: no name.")
+    name: str | None = Field(description="The zone name, exactly as stored; None: no name row.")
+
+
+class ZoneResult(StrictModel):
+    """The zones a set of creature entries have spawn markers in, with every name of each zone,
+    exactly as queried (a grounded tie-break fact, protocol v6)."""
+
+    identities: list[int | str] = Field(description="The creature entries asked about, sorted.")
+    sql: str = Field(description="The exact SQL text sent, with bind placeholders.")
+    parameters: dict[str, Scalar] = Field(description="The bound parameters, in full.")
+    snapshot: SnapshotBinding
+    row_limit: int = Field(description="Rows kept; the query asked for row_limit + 1.")
+    truncated: bool = Field(description="True when more than row_limit rows matched.")
+    rows: list[ZoneMarkerRow] = Field(description="Ordered by identity, zone id, locale.")
+    coverage_notes: list[str]
+
+
+class ZoneMarkerSearch(Protocol):
+    """The zones given creature entries have spawn markers in (zone tie-breaks, protocol v6)."""
+
+    def zone_markers(self, identities: Sequence[int], limit: int) -> ZoneResult | None:
+        """Every (entry, zone, markers, zone name) of ``identities`` from the allowlisted
+        ``creature_spawn_markers`` and ``zone_names`` tables (one literal parameterized query,
+        zones without a name row kept with a null name), asking for ``limit + 1`` rows; None
+        when those tables are not both allowlisted (no zone then breaks a tie)."""
+        ...
+
+
 class IdentitySearch(Protocol):
     """A fetch by identity recorded like a contains search (an identity-reference capture)."""
 
@@ -146,7 +181,7 @@ class CatalogSearch(Protocol):
 
 
 class ReadOnlyWorldDatabase(
-    CatalogSearch, IdentitySearch, QuestRelationSearch, ExactNameSearch, Protocol
+    CatalogSearch, IdentitySearch, QuestRelationSearch, ZoneMarkerSearch, ExactNameSearch, Protocol
 ):
     """Everything the stages, the lookup tool and the heuristic provider ask of the world DB.
 

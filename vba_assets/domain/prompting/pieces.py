@@ -26,7 +26,7 @@ from vba_assets.domain.resolution.models import (
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
-from vba_assets.domain.resolution.tiebreaks import relation_lines
+from vba_assets.domain.resolution.tiebreaks import relation_lines, tiebreak_fact_lines
 from vba_assets.domain.stage_context import (
     CandidateView,
     InterpretationStageContext,
@@ -178,6 +178,10 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
         lines.append(
             part(f"relations:{sid}", "per_stage", f"{where}/quest_relations", "\n".join(body))
         )
+    if search.zone_markers is not None:  # protocol v6: grounded zone tie-break facts
+        body = tiebreak_fact_lines(search.zone_markers)
+        lines.append(glue(_ZONES_HEADING))
+        lines.append(part(f"zones:{sid}", "per_stage", f"{where}/zone_markers", "\n".join(body)))
     if search.exact is not None:  # protocol v6: the exact-name capture that completes it
         lines.append(part(f"exact:{sid}", "per_stage", f"{where}/exact", _exact_text(search)))
     return joined("\n", lines)
@@ -187,6 +191,13 @@ _RELATIONS_HEADING = (
     "- Quest relations of the candidates named exactly the term (same capture; a selection "
     "among them needs a tiebreak: a quest the report names by its title that only the chosen "
     "one starts or ends, cited with its relation row, or its link, or its subname):"
+)
+
+
+_ZONES_HEADING = (
+    "- Spawn-marker zones of the candidates named exactly the term (same capture; a selection "
+    "among them may cite a zone the report names that only the chosen one has markers in, with "
+    "its zone row, as tiebreak fact 'zone'):"
 )
 
 
@@ -212,9 +223,17 @@ def _exact_text(search: SearchView) -> str:
         )
     elif exact.truncated:
         verdict = "TRUNCATED (more rows matched than were captured): no unique selection"
+    elif exact.quest_relations is not None or exact.zone_markers is not None:
+        verdict = (
+            "several entities named exactly as the term: one may be selected only with a "
+            "grounded tiebreak from this capture's quest relations or zones"
+        )
     else:
         verdict = "not unique (several entities, or none named exactly as the term): no selection"
     rows = _candidate_lines(exact.candidates) or ["  - none: no row has exactly this name"]
+    for label, facts in (("Quest relations", exact.quest_relations), ("Zones", exact.zone_markers)):
+        if facts is not None:
+            rows += [f"  {label} of {exact.capture_alias}:", *tiebreak_fact_lines(facts)]
     return (
         f"- Exact-name capture {exact.capture_alias} (completes {search.capture_alias}: every "
         f"row named exactly {json_text(search.term)}): {verdict}. Its candidates:\n"

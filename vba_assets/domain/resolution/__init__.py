@@ -12,4 +12,5 @@ __all__ = [
     "models",
     "rules",
     "tiebreaks",
+    "zone_facts",
 ]

@@ -27,7 +27,7 @@ from vba_assets.domain.resolution.models import (
     SearchAssessmentOutput,
     SearchCandidates,
 )
-from vba_assets.domain.resolution.tiebreaks import tiebreak_findings
+from vba_assets.domain.resolution.tiebreaks import exact_tie_member, tiebreak_findings
 from vba_assets.errors import ErrorCode
 
 
@@ -47,7 +47,10 @@ def _selection_issues(
         exact = search.exact if exact_on else None
         if exact is None or not search.in_exact(verdict.candidate_id):
             return [_truncated_issue(search, exact, path)]
-        if not exact.unique:  # protocol v6: only a complete, unique exact-name row may select
+        # Protocol v6: only a complete, unique exact-name row may select, or one of a tie of
+        # exact-name rows that cites a grounded tie-break (checked by tiebreak_findings).
+        tie = verdict.tiebreak is not None and exact_tie_member(search, verdict.candidate_id)
+        if not exact.unique and not tie:
             return [_exact_not_unique_issue(search, path)]
         ids = dict(zip(exact.candidate_ids, exact.candidates, strict=True))
         capture_alias = exact.capture_alias

@@ -82,6 +82,8 @@ def _exact_coverage(
         unique=exact_is_unique(term, capture.result),
         candidates=candidates,
         candidate_ids=exact_candidate_ids(search_id, candidates),
+        quest_relations=capture.quest_relations,
+        zone_markers=capture.zone_markers,
     )
 
 
@@ -135,6 +137,7 @@ def build_candidate_index(
                 candidate_ids=candidate_ids(search_id, candidates),
                 reference=capture.search.reference,
                 quest_relations=capture.quest_relations,
+                zone_markers=capture.zone_markers,
                 exact=coverage,
             )
         )

@@ -22,7 +22,7 @@ from pydantic import Field
 from vba_assets.domain.base import StrictModel
 from vba_assets.domain.catalog.identity_digits import MAX_IDENTITY
 from vba_assets.domain.catalog.matching import RankedCandidate
-from vba_assets.domain.catalog.world import RelationResult, SearchResult
+from vba_assets.domain.catalog.world import RelationResult, SearchResult, ZoneResult
 from vba_assets.domain.limits import MAX_MENTIONS, MAX_QUOTE_CHARS, MAX_TERM_CHARS
 
 #: The contextual roles a search may give a name. A role is a model's contextual reading of the
@@ -146,11 +146,12 @@ class GroundedTiebreak(StrictModel):
     """Protocol v6: the grounded fact that tells the selected candidate apart from the other
     candidates of its search that carry the same name."""
 
-    fact: Literal["quest", "link", "data_column"] = Field(
+    fact: Literal["quest", "link", "data_column", "zone"] = Field(
         description="'quest': the report names a quest that the selected entity starts or ends "
         "and none of the others does; 'link': the report links the selected identity; "
         "'data_column': the report states a data column value only it has (its subname, or "
-        "the word 'boss' for the only one of rank 3)."
+        "the word 'boss' for the only one of rank 3); 'zone': the report names a zone that "
+        "only the selected entity has spawn markers in."
     )
     span: MentionCitation = Field(
         description="The exact report span of the fact: the quest title, the link, or the "
@@ -166,6 +167,13 @@ class GroundedTiebreak(StrictModel):
         default=None,
         description="With 'data_column': the data column whose value the span states ('subname', "
         "'Title', or 'rank' for the word 'boss').",
+    )
+    zone_row: int | None = Field(
+        default=None,
+        ge=0,
+        exclude_if=_unset,
+        description="With 'zone': the row of this search's zone markers (its capture) whose "
+        "zone name the span names.",
     )
 
 
@@ -231,6 +239,12 @@ class CaptureArtifact(StrictModel):
         description="Protocol v6: the quests that the entities named exactly the term start or "
         "end, with every title (a grounded tie-break fact), queried with the capture.",
     )
+    zone_markers: ZoneResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: the zones that the entities named exactly the term have spawn "
+        "markers in, with every zone name (a grounded tie-break fact), queried with the capture.",
+    )
     kind: Literal["exact_name"] | None = Field(
         default=None,
         exclude_if=_unset,
@@ -274,6 +288,18 @@ class ExactCoverage(StrictModel):
     unique: bool
     candidates: list[RankedCandidate]
     candidate_ids: list[str]
+    quest_relations: RelationResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="The exact-name capture's quest relations when it holds a tie (grounded "
+        "tie-break facts).",
+    )
+    zone_markers: ZoneResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="The exact-name capture's zone markers when it holds a tie (grounded "
+        "tie-break facts).",
+    )
 
 
 class SearchCandidates(StrictModel):
@@ -297,6 +323,11 @@ class SearchCandidates(StrictModel):
         default=None,
         exclude_if=_unset,
         description="Protocol v6: the capture's quest relations (grounded tie-break facts).",
+    )
+    zone_markers: ZoneResult | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Protocol v6: the capture's zone markers (grounded tie-break facts).",
     )
     exact: ExactCoverage | None = Field(
         default=None,

@@ -20,9 +20,14 @@ decides when such a statement is a **grounded fact** that tells exactly one of t
   word "boss" (any reporter language, :data:`BOSS_WORD`) when the selected entity alone has the
   boss rank (``rank`` 3: a raid boss and its same-name encounter copies).
 
+* ``zone``: the report names a zone that the selected entity alone has spawn markers in
+  (:mod:`.zone_facts`; the capture records the markers with every zone name).
+
+The same facts break a tie inside the exact-name capture that completes a truncated search: that
+capture records its own quest relations and zone markers (:func:`exact_tie_member`).
+
 Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
-ambiguous. What it cannot do: a zone or instance named in the report breaks no tie (the repository
-has no zone-name data to ground a zone name in), and levels are not compared (reporters state their own level as often as a creature's).
+ambiguous. What it cannot do: levels are not compared (reporters state their own level as often as a creature's).
 
 **Why the relations live in the contains capture** (the smallest sound shape): the query is
 keyed by the tied identities that capture already holds, not by report text, so it needs no
@@ -35,15 +40,23 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
+from vba_assets.domain.catalog.matching import RankedCandidate
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.catalog.world import CatalogRow, RelationResult, Scalar
+from vba_assets.domain.catalog.world import CatalogRow, RelationResult, Scalar, ZoneResult
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.resolution.citations import check_mention, rule_issue
 from vba_assets.domain.resolution.models import (
     CaptureArtifact,
+    ExactCoverage,
     GroundedTiebreak,
     SearchAssessmentOutput,
     SearchCandidates,
+)
+from vba_assets.domain.resolution.zone_facts import (
+    zone_capture_findings,
+    zone_fact,
+    zone_lines,
+    zone_span_problem,
 )
 from vba_assets.errors import ErrorCode
 
@@ -87,16 +100,29 @@ def capture_ties(term: str, rows: Iterable[CatalogRow]) -> list[int]:
     return tied_identities(term, ((row.identity, row.name) for row in rows))
 
 
-def search_ties(search: SearchCandidates) -> list[int]:
-    """:func:`tied_identities` of a search's candidates (every captured name of each)."""
+def search_ties(search: SearchCandidates | ExactCoverage, term: str) -> list[int]:
+    """:func:`tied_identities` of a search's candidates, or of its exact-name capture's (every
+    captured name of each); none when that capture is truncated."""
+    if search.truncated:
+        return []
     return tied_identities(
-        search.term,
+        term,
         (
             (candidate.identity, name)
             for candidate in search.candidates
             for name in (candidate.name, *(ref.name for ref in candidate.also_matched))
         ),
     )
+
+
+def exact_tie_member(search: SearchCandidates, candidate_id: str | None) -> bool:
+    """Whether ``candidate_id`` is one of several entities named exactly the term in the search's
+    complete exact-name capture (a tie that a grounded tie-break may break, protocol v6)."""
+    exact = search.exact
+    if exact is None or candidate_id not in exact.candidate_ids:
+        return False
+    chosen = exact.candidates[exact.candidate_ids.index(candidate_id)]
+    return chosen.identity in search_ties(exact, search.term)
 
 
 def linked_identities(text: str) -> set[int]:
@@ -204,6 +230,7 @@ def tiebreak_problem(
     relations: RelationResult | None,
     data: Mapping[int | str, Mapping[str, Scalar]],
     term: str,
+    zones: ZoneResult | None = None,
 ) -> str | None:
     """None when ``tiebreak`` tells ``selected`` apart from the other ``tied`` identities (the
     span itself is checked as a citation by the caller); else why it does not."""
@@ -211,12 +238,14 @@ def tiebreak_problem(
         return (
             f"{len(tied)} entities ({', '.join(str(i) for i in tied)}) carry the name {term!r}: "
             "a selection among them cites a grounded tiebreak (a quest the report names that "
-            "only this one starts or ends, its link, its subname, or 'boss' for the only "
-            "boss-rank one); otherwise answer "
-            "'ambiguous'"
+            "only this one starts or ends, its link, its subname, 'boss' for the only "
+            "boss-rank one, or a zone the report names that only this one has spawn markers "
+            "in); otherwise answer 'ambiguous'"
         )
     if tiebreak.fact == "quest":
         return quest_fact(tiebreak, relations, selected, tied, term)
+    if tiebreak.fact == "zone":
+        return zone_fact(tiebreak, zones, selected, tied, term, data)
     if tiebreak.fact == "link":
         return link_fact(tiebreak, selected, tied)
     return column_fact(tiebreak, selected, data)
@@ -232,9 +261,14 @@ def tiebreak_findings(
     candidates of the search carry the searched name and the selected one is among them, its
     ``tiebreak`` must be a visible span of a readable source and a fact that holds
     (:func:`tiebreak_problem`)."""
-    by_id = dict(zip(search.candidate_ids, search.candidates, strict=True))
+    pool: SearchCandidates | ExactCoverage = search
+    if search.exact is not None and search.in_exact(verdict.candidate_id):
+        if verdict.tiebreak is None:  # the exact rule refuses it (ASSESSMENT_EXACT_NOT_UNIQUE)
+            return []
+        pool = search.exact  # protocol v6: a tie inside the exact-name capture
+    by_id: dict[str, RankedCandidate] = dict(zip(pool.candidate_ids, pool.candidates, strict=True))
     chosen = by_id.get(verdict.candidate_id or "")
-    tied = search_ties(search) if chosen is not None and not search.truncated else []
+    tied = search_ties(pool, search.term) if chosen is not None else []
     if chosen is None or chosen.identity not in tied:
         return []
     sid = search.search_id
@@ -242,13 +276,16 @@ def tiebreak_findings(
         found = check_mention(verdict.tiebreak.span, sources, f"{path}/tiebreak/span", [], sid)
         if found:
             return found
-    problem = tiebreak_problem(
+    problem = (
+        None if verdict.tiebreak is None else zone_span_problem(verdict.tiebreak, sources)
+    ) or tiebreak_problem(
         verdict.tiebreak,
         selected=chosen.identity,
         tied=tied,
-        relations=search.quest_relations,
-        data={c.identity: c.data for c in search.candidates if c.identity in tied},
+        relations=pool.quest_relations,
+        data={c.identity: c.data for c in pool.candidates if c.identity in tied},
         term=search.term,
+        zones=pool.zone_markers,
     )
     if problem is None:
         return []
@@ -272,12 +309,11 @@ def relation_lines(relations: RelationResult) -> list[str]:
 def relation_capture_findings(
     capture: CaptureArtifact, grounded: bool, sid: str, artifact: str
 ) -> list[Finding]:
-    """What a capture's ``quest_relations`` must be (the asset check ``capture_provenance``):
+    """What a capture's ``quest_relations`` (and ``zone_markers``,
+    :func:`~.zone_facts.zone_capture_findings`) must be (the asset check ``capture_provenance``):
     only under a protocol with grounded tie-breaks, exactly for the capture's tied identities,
     the parameterized relation query over them, its snapshot, its row limit and coverage."""
     relations = capture.quest_relations
-    if relations is None:
-        return []
 
     def finding(code: ErrorCode, message: str) -> Finding:
         return Finding(code=code, subject=sid, artifact=artifact, message=message)
@@ -285,7 +321,9 @@ def relation_capture_findings(
     tied = (
         [] if capture.result.truncated else capture_ties(capture.search.term, capture.result.rows)
     )
-    found = []
+    found = zone_capture_findings(capture, tied, grounded, sid, artifact)
+    if relations is None:
+        return found
     if not grounded or relations.identities != tied:
         found.append(
             finding(
@@ -315,3 +353,13 @@ def relation_capture_findings(
     if not relations.coverage_notes:
         found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "relations without coverage"))
     return found
+
+
+def tiebreak_fact_lines(facts: RelationResult | ZoneResult) -> list[str]:
+    """Quest relations or zone markers as request lines, ``- none`` when empty, TRUNCATED said."""
+    body = (relation_lines(facts) if isinstance(facts, RelationResult) else zone_lines(facts)) or [
+        "  - none"
+    ]
+    if facts.truncated:
+        body.append("  - TRUNCATED: these facts cannot tell the candidates apart")
+    return body
