@@ -1,0 +1,45 @@
+"""Prompt version v4 (protocol 6): the assessment prompt states zone tie-breaks and ties inside an
+exact-name capture, and its few-shot examples show each grounded selection a live model may make.
+
+The examples are fixtures of quality in the narrow sense of ``test_prompts_v3``: they are shown to
+a model as accepted answers, so ``test_the_current_prompts_examples_satisfy_the_current_protocol``
+validates them; here we check that they show what v4 added. Nothing here calls a model.
+"""
+
+from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION, load_prompt_set
+
+
+def _assessment_outputs() -> dict[str, list[dict[str, object]]]:
+    prompts = load_prompt_set("v4")
+    return {
+        example.path: list(example.data["output"]["assessments"])
+        for example in prompts.examples_for("resolution_assessment")
+    }
+
+
+def test_v4_is_current_and_states_zone_and_exact_capture_tiebreaks() -> None:
+    assert CURRENT_PROMPT_VERSION == "v4"
+    text = load_prompt_set("v4").instruction("resolution_assessment")
+    assert '`"zone"`' in text and "`zone_row`" in text
+    assert "zone markers" in text
+    assert "exact-name capture" in text and "holds\n   several" in text
+
+
+def test_v4_examples_show_a_quest_a_zone_and_an_exact_name_selection() -> None:
+    outputs = _assessment_outputs()
+    new = {path: items for path, items in outputs.items() if path[-7:-5] in ("-5", "-6", "-7")}
+    assert len(new) == 3
+    facts = {
+        item["tiebreak"]["fact"]  # type: ignore[index]
+        for items in new.values()
+        for item in items
+        if item.get("tiebreak")
+    }
+    assert facts == {"quest", "zone"}
+    exact = [
+        item
+        for items in new.values()
+        for item in items
+        if item["status"] == "selected" and str(item["candidate_id"]).split("-")[1].startswith("X")
+    ]
+    assert len(exact) == 1  # the truncated search's exact-name capture row (Q1-X1)
