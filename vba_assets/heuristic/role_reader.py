@@ -9,11 +9,19 @@ while the cues are read mention by mention.
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.role_words import (
+    AND_WORDS,
+    EXCEPT_BEFORE,
+    LIST_FILLERS,
+    OR_WORDS,
+    alternation,
+)
 from vba_assets.heuristic.roles import RoleCues, zone_like
 from vba_assets.heuristic.spans import SourceText
 from vba_assets.heuristic.terms import Term
@@ -31,7 +39,30 @@ _OTHER_BEFORE = re.compile(
     r"except|unlike|other than|for example|such as|like|tamed|instead of|"
     r"compared to|similar to)\s+(?:the\s+|for example\s+)?$"
 )
-_OTHER_AFTER = re.compile(r"^(?:'s|s'|’s)\s+(?!quest|questline|quests)[a-z]")
+#: "X's tunnel" is a landmark; "X's were not getting debuffs" (a plural's apostrophe) and "X's
+#: quest" are not.
+_OTHER_AFTER = re.compile(
+    r"^(?:'s|s'|’s)\s+(?!(?:quest|questline|quests|were|are|is|was|do|does|did|don'?t|doesn'?t|"
+    r"have|has|had|can|can'?t|cannot|will|won'?t|should|keeps?|still|not|never|also|spawn)\b)[a-z]"
+)
+#: The comparison words of :data:`_OTHER_BEFORE` whose name is still the subject when a verb in
+#: -ing follows ("instead of X looking at the skull, he ..."); the place words are not among them.
+_COMPARISON = re.compile(r"\b(?:than|unlike|like|instead of|compared to|similar to)\s+(?:the\s+)?$")
+_GERUND_AFTER = re.compile(r"^\s+[a-z]+ing\b")
+_EXCEPT_BEFORE = re.compile(rf"(?:^|\W){alternation(EXCEPT_BEFORE)}\s+(?:the\s+)?$")
+#: Between two names of one list (see :data:`~.role_words.AND_WORDS`); group 1 is an "or" word.
+_LIST_GAP = re.compile(
+    rf"^[ \t]*(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
+    rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
+)
+_LIST_GAP_CHARS = 40
+#: A title mention that qualifies a quest ("doesnt accept Hogger quest") names the quest, not its
+#: subject.
+_QUEST_QUALIFIER = re.compile(r"^[ \t]+(?:quest|questline|quest-?chain|quête|aufgabe)\b", re.I)
+#: The separators of a title's segments ("[Black Temple] Illidan", "Black Temple - Illidan,
+#: Essence", "Scarlet Commander Mograine and High Inquisitor Whitemane").
+_SEGMENT_BEFORE = re.compile(r"(?:^|[\[\]():|/,;#–—]|\s-|\s(?:and|und|et|y|&|и))\s*$", re.I)
+_SEGMENT_AFTER = re.compile(r"^\s*(?:$|[\[\]():|/,;–—]|-\s|(?:and|und|et|y|&|и)\s)", re.I)
 #: A mention that heads a list item ("- X ...", "1. X ...", "- [x] NPC - X ...") or a label line
 #: ("X: drops loot ...") is an item of the report's own list of what is broken.
 _ITEM_PREFIX = re.compile(
@@ -90,6 +121,7 @@ class RoleReader:
         self._title_terms: set[int] = set()
         self._title_identities: set[int] = set()
         self._broken_identities: set[int] = set()
+        self._failing: set[int] = set()
         self._cued_terms: set[int] = set()
         self._subjects: list[tuple[int, set[int]]] = []
 
@@ -114,10 +146,68 @@ class RoleReader:
             line_start = prose.line_start(span.start) if prose is not None else 0
             before = text[max(line_start, span.start - 40) : span.start].casefold()
             after = text[span.extent : span.extent + 20].casefold()
-            if not (_OTHER_BEFORE.search(before) or _OTHER_AFTER.match(after)):
+            compared = bool(_OTHER_BEFORE.search(before)) and not (
+                _COMPARISON.search(before) and _GERUND_AFTER.match(after)
+            )
+            if not (compared or _OTHER_AFTER.match(after)):
                 return False
             found = True
         return found
+
+    def _excepted(self, term: "Term") -> bool:
+        """True when a mention is the exception to what the report says ("(except X)")."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                continue
+            line_start = prose.line_start(span.start)
+            before = prose.text[max(line_start, span.start - 40) : span.start].casefold()
+            if _EXCEPT_BEFORE.search(before):
+                return True
+        return False
+
+    def _title_mentions(self, term: "Term") -> list[tuple[str, int, int]]:
+        """(title, start, end) of the term's title mentions that do not qualify a quest word
+        ("Hogger quest" names the quest, the report's subject is what fails in it)."""
+        found = []
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if span.order != 0 or prose is None:
+                continue
+            if not _QUEST_QUALIFIER.match(prose.text, span.extent):
+                found.append((prose.text, span.start, span.extent))
+        return found
+
+    def _failing_lists(self, terms: Sequence["Term"], cues: Sequence[RoleCues]) -> set[int]:
+        """The terms that fail: by their own cues, or as an item of a list with one that does
+        ("can't tame Qirot or a Hive'Zara Wasp", "mostly the X, sometimes the Y too"). A
+        failure passes forward over any list word and back over an "or" word; never to a term
+        whose own mentions name it a giver or a contrast. Reads only the short gaps between
+        consecutive mentions (linear in the number of mentions)."""
+        failing = {id(t) for t, c in zip(terms, cues, strict=False) if c.fails}
+        blocked = {id(t) for t, c in zip(terms, cues, strict=False) if c.hands_out or c.contrast}
+        ordered = sorted(
+            (span.source, span.start, span.extent, id(term))
+            for term in terms
+            for span in term.spans
+        )
+        pairs: list[tuple[int, int, bool]] = []
+        for (source, _, end, left), (other, start, _, right) in pairwise(ordered):
+            prose = self._texts.get(source)
+            if source != other or left == right or prose is None:
+                continue
+            if not 0 <= start - end <= _LIST_GAP_CHARS:
+                continue
+            gap = _LIST_GAP.match(prose.text[end:start].casefold())
+            if gap is not None:
+                pairs.append((left, right, gap.group(1) is not None))
+        for left, right, _ in pairs:
+            if left in failing and right not in blocked:
+                failing.add(right)
+        for left, right, either in reversed(pairs):
+            if either and right in failing and left not in blocked:
+                failing.add(left)
+        return failing
 
     def _heads_item(self, term: "Term") -> bool:
         """True when a mention heads a list item or a label line with more text after it."""
@@ -153,22 +243,17 @@ class RoleReader:
             if c.affected > 0 and (t.reference or t.exact or t.misspelling)
         ]
         self._cued_terms = {id(t) for t in cued}
+        self._failing = self._failing_lists(terms, cues)
         self._broken_identities = {
             identity
-            for t, c in zip(terms, cues, strict=False)
-            if c.fails and (t.reference or t.exact or t.misspelling)
+            for t in terms
+            if id(t) in self._failing and (t.reference or t.exact or t.misspelling)
             for identity in self.identities(t)
         }
         context_givers = {
             id(t) for t, c in zip(terms, cues, strict=False) if c.quest_giver > c.affected
         }
-        titled = [
-            t
-            for t in terms
-            if any(s.order == 0 for s in t.spans)
-            and id(t) not in context_givers
-            and (t.reference or t.exact or t.misspelling or t.inflected)
-        ]
+        titled = [t for t in terms if id(t) not in context_givers and self._titles(t)]
         self._title_identities = {identity for term in titled for identity in self.identities(term)}
         self._title_terms = {id(t) for t in titled}
         self._subjects = []
@@ -181,8 +266,24 @@ class RoleReader:
                 or self._giver_by_tables(term, identities)
                 or self._other(term)
             )
-            if cue.fails or (known and not named_only):
+            if id(term) in self._failing or (known and not named_only):
                 self._subjects.append((id(term), identities))
+
+    def _titles(self, term: "Term") -> bool:
+        """True when the title names the term as a subject: a title mention of a known creature
+        (a reference, a misspelling's, an exact or inflected name), or one that fills a whole
+        segment of the title ("[Black Temple] Illidan", "Black Temple - Illidan, Essence"), also
+        when its name is only part of a creature's; a mention that qualifies a quest word
+        ("Hogger quest") names none."""
+        mentions = self._title_mentions(term)
+        if not mentions:
+            return False
+        if term.reference or term.exact or term.misspelling or term.inflected:
+            return True
+        return any(
+            _SEGMENT_BEFORE.search(title[:start]) and _SEGMENT_AFTER.match(title[end:])
+            for title, start, end in mentions
+        )
 
     def _beside_subject(self, term: "Term", identities: set[int]) -> bool:
         """True when another term, of another creature, is a subject of the report."""
@@ -196,9 +297,9 @@ class RoleReader:
         plural = all(span.kind in ("singular", "catalog_singular") for span in term.spans)
         if self._other(term):
             return "other_context"
-        if cues.fails or bool(identities & self._broken_identities):
+        if cues.fails or id(term) in self._failing or bool(identities & self._broken_identities):
             return "affected_subject"
-        if cues.contrast > 0:
+        if cues.contrast > 0 or self._excepted(term):
             return "other_context"
         if cues.hands_out and not plural:
             return "quest_giver"
@@ -209,7 +310,7 @@ class RoleReader:
         if beside and self.quest_title:
             return "quest_giver"
         in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
-        cued = bool(self._cued_terms) and id(term) not in self._cued_terms
+        cued = bool(self._cued_terms) and id(term) not in self._cued_terms and not in_title
         if ((self._title_terms and not in_title) or cued) and not self._heads_item(term):
             return "other_context"
         if beside and self.quest_report:

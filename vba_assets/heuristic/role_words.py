@@ -25,7 +25,10 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
         r"responsive|accepting)|unavailable|unresponsive|nowhere\s+to\s+be\s+found)\b",
         r"(?:dosen'?t|doesen'?t|dose\s+not|doens'?t)\b",  # common misspellings of "doesn't"
         r"(?:only\s+)?(?:has|have|shows?)\s+(?:only\s+)?(?:the\s+)?gossip\b",
-        r"would\s+not\b",
+        r"(?:would|was|were)\s+not\b",
+        # "X gets bugged out", "X got stuck", "X becomes immune" (issue 29: dev2 raid reports)
+        r"(?:gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bugged|stuck|reset|immune|untargetable|"
+        r"invisible|unattackable)\b",
     ),
     # "X nimmt die Quest nicht an", "X hat kein Fragezeichen", "X bietet mir die Abgabe nicht an"
     "de": (r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",),
@@ -59,6 +62,8 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"(?:at|to|with)\s+(?:the\s+)?(?:(?:end|quest)[- ]?(?:npc|giver|ender)\s*)?[\"'“]?",
         r"(?:no|missing)\s+(?:quest\s+)?(?:marker|mark|exclamation\s+mark|question\s+mark)\s+"
         r"(?:on|over|above|for)\s+(?:the\s+)?",
+        # "bugged Boss X", "broken npc X": a state word, then the creature's class noun
+        r"(?:bugged|broken|missing|buggy)\s+(?:the\s+)?(?:npc|boss|mob|creature|rare|elite)\s+",
     ),
     "fr": (
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
@@ -168,3 +173,137 @@ def alternation(tables: dict[str, tuple[str, ...]] | tuple[str, ...]) -> str:
         else list(tables)
     )
     return "(?:" + "|".join(f"(?:{p})" for p in phrases) + ")"
+
+
+#: After the name, in the same line: a pronoun that is the subject of a failure ("X ... he gets
+#: bugged out", "they dont do any damage", "il ne despawn pas"); what follows the pronoun is read
+#: with the after-name phrases (:data:`MISBEHAVES_AFTER` and the older cues of :mod:`.roles`).
+#: "it" is too often the quest or the fight: it is read only with :data:`IT_FAILS`.
+SUBJECT_PRONOUNS: dict[str, tuple[str, ...]] = {
+    "en": (r"he", r"she", r"they"),
+    "de": (r"er", r"sie"),
+    "fr": (r"il", r"elle", r"ils", r"elles"),
+    "es": (r"él", r"ella", r"ellos"),
+    "pt": (r"ele", r"ela", r"eles"),
+    "ru": (r"он", r"она", r"они"),
+    "pl": (r"ona", r"oni"),
+}
+
+#: "it" as the subject of what only a creature does ("the mob ... it despawns").
+IT_FAILS: tuple[str, ...] = (
+    r"it\s+(?:just\s+|still\s+)?(?:despawns?|despawned|evades?|evaded|resets?|disappears?|"
+    r"disappeared|is\s+(?:still\s+)?(?:missing|despawning|evading|invisible|untargetable|stuck|"
+    r"not\s+(?:attackable|spawning|there))|(?:doesn'?t|does\s+not|won'?t|didn'?t)\s+"
+    r"(?:spawn|respawn|attack|move|aggro|die|show\s+up|appear))\b",
+)
+
+#: After the name, in the same line: a pronoun that is the object of a failed action ("while X is
+#: fighting them you cannot click him", "when you click on him nothing", "je ne peux pas lui
+#: parler", "ich kann ihn nicht anklicken", "не могу его найти").
+OBJECT_FAILS: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to|not\s+able\s+to|"
+        r"impossible\s+to)\s+(?:even\s+)?(?:click(?:\s+on)?|target|attack|talk\s+to|speak\s+(?:to|with)|"
+        r"interact\s+with|loot|kill|tame|hit|see|find|damage|select|skin)\s+(?:him|her|them)\b",
+        r"(?:click|clicking|clicked|right-click|talk|talking|talked|speak|speaking)\s+"
+        r"(?:on\s+|to\s+|with\s+)?(?:him|her)\b[\s,]*(?:(?:and|but)\s+)?(?:nothing|only\s+says|"
+        r"just\s+says|(?:he|she)\s+(?:only|just)\s+says)",
+    ),
+    "de": (r"(?:ihn|ihm)\s+(?:\w+\s+){0,2}nicht\b",),
+    "fr": (r"(?:impossible\s+de|(?:je|on)\s+ne\s+peu[xt]\s+pas)\s+(?:le|la|les|lui|leur)\s+",),
+    "es": (r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:\w+\s+)?(?:lo|la|le|los|las)\b",),
+    "ru": (r"(?:не\s+могу|нельзя|невозможно)\s+(?:\w+\s+)?(?:его|её|ее|ему|ей|их)\b",),
+}
+
+#: Between two names of the report's own list ("tame X or a Y", "X, Y and Z", "mostly the X,
+#: sometimes the Y too"): a conjunction or separator, then article or frequency words. Any of
+#: them passes a failure said of the first to the second; the "or" ones (the report offers
+#: either as the example of the failure) also pass it back from the second to the first.
+AND_WORDS: tuple[str, ...] = (
+    r",",
+    r"&",
+    r"\+",
+    r"and",
+    r"as\s+well\s+as",
+    r"und",
+    r"sowie",
+    r"et",
+    r"y",
+    r"e",
+    r"i",
+    r"oraz",
+    r"и",
+    r"和",
+    r"及",
+    r"、",
+)
+OR_WORDS: tuple[str, ...] = (
+    r"/",
+    r"or",
+    r"nor",
+    r"oder",
+    r"ou",
+    r"o",
+    r"lub",
+    r"albo",
+    r"или",
+    r"либо",
+    r"或",
+)
+LIST_FILLERS: tuple[str, ...] = (
+    r"the",
+    r"a",
+    r"an",
+    r"also",
+    r"even",
+    r"sometimes",
+    r"often",
+    r"mostly",
+    r"maybe",
+    r"der",
+    r"die",
+    r"das",
+    r"den",
+    r"auch",
+    r"manchmal",
+    r"le",
+    r"la",
+    r"les",
+    r"un",
+    r"une",
+    r"aussi",
+    r"el",
+    r"los",
+    r"las",
+    r"también",
+    r"тоже",
+    r"также",
+)
+
+#: Before the name: an exception to what the report says of the others ("all npcs should be
+#: hostile (except X)", "außer X", "sauf X"): X is context unless some mention says it fails.
+EXCEPT_BEFORE: tuple[str, ...] = (
+    r"except(?:\s+for)?",
+    r"excluding",
+    r"apart\s+from",
+    r"other\s+than",
+    r"außer",
+    r"ausser",
+    r"ausgenommen",
+    r"sauf",
+    r"excepté",
+    r"excepto",
+    r"salvo",
+    r"menos",
+    r"exceto",
+    r"кроме",
+    r"oprócz",
+    r"poza",
+    r"除了",
+)
+
+#: After the name: the elliptical verb of a comparison ("the same chance ... that the X do",
+#: "as X does."): X is the model the others are compared with.
+COMPARED_AFTER: tuple[str, ...] = (
+    r"(?:do|does|did|have|has|had|can|could)\s*(?:too|also|as\s+well)?\s*(?:[.!?;,)]|$)",
+)

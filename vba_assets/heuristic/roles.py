@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from vba_assets.heuristic.broken_cues import (
     fails_after,
     fails_before,
+    fails_through_pronoun,
     past_link,
     works_or_example,
 )
@@ -98,6 +99,8 @@ _AFFECTED_AFTER = [
         r"buggt|introuvable|absent|absente|ne )"
     ),
 ]
+#: The ending of a plural right after a span that stops at the singular ("Overseer|s do.").
+_PLURAL_TAIL = re.compile(r"^e?s(?=[\s.,;:!?)\]]|$)")
 _NOT_FUNCTION = (
     r"(?!(?:for|in|on|at|from|of|to|and|or|the|my|a|an|this|that|with|during|after|before|"
     r"while)\b)"
@@ -304,10 +307,14 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
     )
     location = in_place and not affected and not giver
+    # the issue-29 readings also read past a plural's ending that the span leaves out
+    # ("the Death Talon Overseer|s do."), the older cues stay as they were
+    beyond = _PLURAL_TAIL.sub("", beyond, count=1)
     broken = not affected and (
         fails_before(before)
         or (not in_place and fails_after(beyond, _AFFECTED_AFTER))
         or fails_after(past_link(prose, end), _AFFECTED_AFTER)
+        or (not in_place and fails_through_pronoun(prose, end, _AFFECTED_AFTER))
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
