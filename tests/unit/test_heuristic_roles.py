@@ -276,6 +276,11 @@ def test_roles_follow_what_is_broken(
         # a plural's apostrophe is not a possessive; "bugged Boss X"
         ("Death Talon Wyrmguard's were not getting any debuffs.", "Death Talon Wyrmguard"),
         ("Sometimes was bugged Boss Illidan in the flying phase.", "Illidan"),
+        # the next sentence opens with the pronoun
+        ("Dashel Stonefist is there. He does not start the fight.", "Dashel Stonefist"),
+        # the failing side of a comparison
+        ("Taunt works on Hogger, but not on Marshal Dughan.", "Marshal Dughan"),
+        ("Spott funktioniert bei Hogger, aber nicht bei Marschall Dughan.", "Marschall Dughan"),
     ],
 )
 def test_a_failure_said_through_a_pronoun_or_a_class_noun_is_read(text: str, name: str) -> None:
@@ -294,6 +299,18 @@ def test_a_failure_said_through_a_pronoun_or_a_class_noun_is_read(text: str, nam
 )
 def test_a_pronoun_of_another_sentence_or_name_is_not_read(text: str, name: str) -> None:
     assert not cues_of(text, name).fails
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Taunt works on Hogger, but not on Marshal Dughan.", "Hogger"),
+        ("Le sort marche sur Hogger mais pas sur le Maréchal Dughan.", "Hogger"),
+    ],
+)
+def test_the_working_side_of_a_comparison_is_a_contrast(text: str, name: str) -> None:
+    cues = cues_of(text, name)
+    assert cues.contrast > 0 and not cues.fails
 
 
 def test_the_model_of_a_comparison_is_a_contrast() -> None:
@@ -319,6 +336,18 @@ def test_the_model_of_a_comparison_is_a_contrast() -> None:
             "If you wipe on Illidan the script making the ever spawning Illidari Elite does not "
             "stop.",
             {"Illidan": "affected_subject", "Illidari Elite": "affected_subject"},
+        ),
+        # every item of a list whose last name takes a plural verb
+        (
+            "Elwynn Forest",
+            "Hogger is fine. Since the last update Mother Fang, Morgaine the Sly and Princess "
+            "are missing.",
+            {
+                "Hogger": "other_context",
+                "Mother Fang": "affected_subject",
+                "Morgaine the Sly": "affected_subject",
+                "Princess": "affected_subject",
+            },
         ),
         # the exception to what the report says of every other NPC is context
         (

@@ -32,6 +32,7 @@ from vba_assets.heuristic.role_words import (
     OTHER_SUBJECTS,
     SUBJECT_PRONOUNS,
     WORKS_AFTER,
+    WORKS_BEFORE,
     alternation,
 )
 
@@ -62,6 +63,10 @@ _PRONOUN_FAILS = re.compile(
 _NEXT_NAME = re.compile(r"(?<=[^\W\d_])[ \t]+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]")
 #: How far after a name a pronoun is read.
 PRONOUN_WINDOW = 120
+_WORKS_BEFORE = re.compile(rf"(?:^|\W){alternation(WORKS_BEFORE)}$")
+#: A next sentence that opens with a subject pronoun continues about the name ("Dashel
+#: Stonefist is there. He does not start the fight.").
+_OPENS_WITH_PRONOUN = re.compile(rf"\s*(?:{alternation(SUBJECT_PRONOUNS)})\s", re.IGNORECASE)
 _EXAMPLE_BEFORE = re.compile(
     rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
 )
@@ -110,6 +115,8 @@ def fails_through_pronoun(
     raw = prose.text[end:stop]
     cut = _NEXT_NAME.search(raw)
     boundary = _BOUNDARY.search(raw)
+    if boundary is not None and _OPENS_WITH_PRONOUN.match(raw, boundary.end() - 1):
+        boundary = _BOUNDARY.search(raw, boundary.end())
     ends = [m.start() for m in (cut, boundary) if m is not None]
     window = raw[: min(ends)] if ends else raw
     window = window.replace("’", "'").casefold()
@@ -129,4 +136,5 @@ def works_or_example(prose: Prose, start: int, after: str) -> bool:
     if _WORKS.search(after[: end.start()] if end is not None else after) or _COMPARED.search(after):
         return True
     window = prose.text[max(prose.line_start(start), start - WINDOW) : start]
-    return bool(_EXAMPLE_BEFORE.search(window.replace("’", "'").casefold()))
+    window = window.replace("’", "'").casefold()
+    return bool(_EXAMPLE_BEFORE.search(window) or _WORKS_BEFORE.search(window))

@@ -20,6 +20,7 @@ from vba_assets.heuristic.role_words import (
     EXCEPT_BEFORE,
     LIST_FILLERS,
     OR_WORDS,
+    PLURAL_AFTER,
     alternation,
 )
 from vba_assets.heuristic.roles import RoleCues, zone_like
@@ -56,6 +57,7 @@ _LIST_GAP = re.compile(
     rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
 )
 _LIST_GAP_CHARS = 40
+_PLURAL_AFTER = re.compile(rf"^(?:e?s)?[ \t]*{alternation(PLURAL_AFTER)}\b")
 #: A title mention that qualifies a quest ("doesnt accept Hogger quest") names the quest, not its
 #: subject.
 _QUEST_QUALIFIER = re.compile(r"^[ \t]+(?:quest|questline|quest-?chain|quête|aufgabe)\b", re.I)
@@ -180,9 +182,10 @@ class RoleReader:
 
     def _failing_lists(self, terms: Sequence["Term"], cues: Sequence[RoleCues]) -> set[int]:
         """The terms that fail: by their own cues, or as an item of a list with one that does
-        ("can't tame Qirot or a Hive'Zara Wasp", "mostly the X, sometimes the Y too"). A
-        failure passes forward over any list word and back over an "or" word; never to a term
-        whose own mentions name it a giver or a contrast. Reads only the short gaps between
+        ("can't tame Qirot or a Hive'Zara Wasp", "mostly the X, sometimes the Y too", "X, Y and Z
+        are missing"). A failure passes forward over any list word, back over an "or" word, and
+        back over any list word when the last name takes a plural verb; never to a term whose own
+        mentions name it a giver or a contrast. Reads only the short gaps between
         consecutive mentions (linear in the number of mentions)."""
         failing = {id(t) for t, c in zip(terms, cues, strict=False) if c.fails}
         blocked = {id(t) for t, c in zip(terms, cues, strict=False) if c.hands_out or c.contrast}
@@ -191,8 +194,8 @@ class RoleReader:
             for term in terms
             for span in term.spans
         )
-        pairs: list[tuple[int, int, bool]] = []
-        for (source, _, end, left), (other, start, _, right) in pairwise(ordered):
+        pairs: list[tuple[int, int, bool, bool]] = []
+        for (source, _, end, left), (other, start, extent, right) in pairwise(ordered):
             prose = self._texts.get(source)
             if source != other or left == right or prose is None:
                 continue
@@ -200,13 +203,18 @@ class RoleReader:
                 continue
             gap = _LIST_GAP.match(prose.text[end:start].casefold())
             if gap is not None:
-                pairs.append((left, right, gap.group(1) is not None))
-        for left, right, _ in pairs:
+                tail = prose.text[extent : extent + 20].casefold()
+                plural = bool(_PLURAL_AFTER.match(tail))
+                pairs.append((left, right, gap.group(1) is not None, plural))
+        for left, right, _, _ in pairs:
             if left in failing and right not in blocked:
                 failing.add(right)
-        for left, right, either in reversed(pairs):
-            if either and right in failing and left not in blocked:
+        whole: set[int] = set()  # the items of a list whose last name takes a plural verb
+        for left, right, either, plural in reversed(pairs):
+            if right in failing and (either or plural or right in whole) and left not in blocked:
                 failing.add(left)
+                if plural or right in whole:
+                    whole.add(left)
         return failing
 
     def _heads_item(self, term: "Term") -> bool:

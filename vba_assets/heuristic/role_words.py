@@ -64,16 +64,30 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"(?:on|over|above|for)\s+(?:the\s+)?",
         # "bugged Boss X", "broken npc X": a state word, then the creature's class noun
         r"(?:bugged|broken|missing|buggy)\s+(?:the\s+)?(?:npc|boss|mob|creature|rare|elite)\s+",
+        # the failing side of a comparison: "works on X but not on Y", "doesn't work on Y"
+        r"(?:but|and)\s+not\s+(?:on|with|for|at|against)\s+(?:the\s+)?",
+        r"(?:doesn'?t|does\s+not|don'?t|do\s+not|isn'?t|not)\s+work(?:s|ing)?\s+"
+        r"(?:on|with|for|at|against)\s+(?:the\s+)?",
+    ),
+    "de": (
+        r"(?:aber|jedoch|doch)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
+        r"(?:funktioniert|klappt|geht)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
     ),
     "fr": (
+        r"mais\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
+        r"ne\s+(?:marche|fonctionne)\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
         r"(?:au|à|a|avec)\s+(?:la\s+|le\s+)?(?:pnj\s+)?",
     ),
     "es": (
+        r"pero\s+no\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
+        r"no\s+funciona\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
         r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:entregar(?:le)?\s+(?:la\s+)?misión|hablar)\s+"
         r"(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
     ),
     "ru": (
+        r"но\s+не\s+(?:на|с|у)\s+",
+        r"не\s+работает\s+(?:на|с|у)\s+",
         r"(?:не\s+могу|нельзя|невозможно|не\s+получается)\s+(?:сдать|взять|получить)\s+"
         r"(?:квест|задание)\s+(?:у\s+)?(?:нпс\s+|нпц\s+|нип\s+)?",
     ),
@@ -96,6 +110,21 @@ WORKS_AFTER: dict[str, tuple[str, ...]] = {
     "ru": (r"\b(?:работает|работают|нормально|без\s+проблем)",),
     "pl": (r"\b(?:działa|działają|normalnie|bez\s+problem)",),
     "zh": (r"(?:正常|没问题|沒問題)",),
+}
+
+#: Before the name: the working side of a comparison ("the taunt works on X but not on Y",
+#: "funktioniert bei X", "marche sur X"). Each entry must end where the name starts.
+WORKS_BEFORE: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:works?|worked|working)\s+(?:(?:fine|well|correctly|normally|properly)\s+)?"
+        r"(?:on|with|for|at|against)\s+(?:the\s+)?",
+    ),
+    "de": (
+        r"(?:funktioniert|klappt|geht)\s+(?:\w+\s+)?(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
+    ),
+    "fr": (r"(?:marche|fonctionne)\s+(?:bien\s+)?(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",),
+    "es": (r"funciona\s+(?:bien\s+)?(?:con|en|para)\s+(?:el\s+|la\s+)?",),
+    "ru": (r"работает\s+(?:на|с|у)\s+",),
 }
 
 #: Words that, between a name and a :data:`WORKS_AFTER` phrase, make something else the one that
@@ -278,6 +307,31 @@ LIST_FILLERS: tuple[str, ...] = (
     r"también",
     r"тоже",
     r"также",
+)
+
+#: After the last name of a list: a plural verb, so what follows is said of the whole list ("X, Y
+#: and Z are missing", "X und Y fehlen"): the failure passes back over any list word.
+PLURAL_AFTER: tuple[str, ...] = (
+    r"are",
+    r"were",
+    r"aren'?t",
+    r"weren'?t",
+    r"don'?t",
+    r"do\s+not",
+    r"have\s+no",
+    r"both",
+    r"all",
+    r"sind",
+    r"waren",
+    r"fehlen",
+    r"spawnen",
+    r"sont",
+    r"ne\s+sont",
+    r"son",
+    r"no\s+son",
+    r"están",
+    r"no\s+están",
+    r"не\s+\w+ют",
 )
 
 #: Before the name: an exception to what the report says of the others ("all npcs should be
