@@ -280,17 +280,21 @@ class RoleReader:
     def _titles(self, term: "Term") -> bool:
         """True when the title names the term as a subject: a title mention of a known creature
         (a reference, a misspelling's, an exact or inflected name), or one that fills a whole
-        segment of the title ("[Black Temple] Illidan", "Black Temple - Illidan, Essence"), also
-        when its name is only part of a creature's; a mention that qualifies a quest word
-        ("Hogger quest") names none."""
-        mentions = self._title_mentions(term)
-        if not mentions:
+        segment of the title (:meth:`_heads_title`), also when its name is only part of a
+        creature's; a mention that qualifies a quest word ("Hogger quest") names none."""
+        if not self._title_mentions(term):
             return False
-        if term.reference or term.exact or term.misspelling or term.inflected:
-            return True
+        known = term.reference or term.exact or term.misspelling or term.inflected
+        return bool(known) or self._heads_title(term)
+
+    def _heads_title(self, term: "Term") -> bool:
+        """True when a title mention fills a whole segment of the title ("[Black Temple] Illidan",
+        "Black Temple - Illidan, Essence", "X and Y"): the title is about it, so another term's
+        affected cue does not make it context (a name inside the title's sentence, "won't take my
+        quest after killing X", may still be)."""
         return any(
             _SEGMENT_BEFORE.search(title[:start]) and _SEGMENT_AFTER.match(title[end:])
-            for title, start, end in mentions
+            for title, start, end in self._title_mentions(term)
         )
 
     def _beside_subject(self, term: "Term", identities: set[int]) -> bool:
@@ -318,7 +322,11 @@ class RoleReader:
         if beside and self.quest_title:
             return "quest_giver"
         in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
-        cued = bool(self._cued_terms) and id(term) not in self._cued_terms and not in_title
+        cued = (
+            bool(self._cued_terms)
+            and id(term) not in self._cued_terms
+            and not (in_title and self._heads_title(term))
+        )
         if ((self._title_terms and not in_title) or cued) and not self._heads_item(term):
             return "other_context"
         if beside and self.quest_report:
