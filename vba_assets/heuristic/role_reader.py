@@ -285,7 +285,17 @@ class RoleReader:
         if not self._title_mentions(term):
             return False
         known = term.reference or term.exact or term.misspelling or term.inflected
-        return bool(known) or self._heads_title(term)
+        return bool(known) or (self._heads_title(term) and self._character_like(term))
+
+    def _character_like(self, term: "Term") -> bool:
+        """True when a name that is only part of creatures' names is a character's name: several
+        words without a zone word ("Inquisitor Whitemane"), or a word most of whose holders are
+        bosses ("Illidan"); not a place tag ("[Black Temple]": a zone word, "[Naxxramas]": a word
+        guards and adds carry)."""
+        if zone_like(term.text):
+            return False
+        words = re.findall(r"[^\W\d_][\w'’-]*", term.text)
+        return len(words) > 1 or any(self._gazetteer.mostly_bosses(word) for word in words)
 
     def _heads_title(self, term: "Term") -> bool:
         """True when a title mention fills a whole segment of the title ("[Black Temple] Illidan",
