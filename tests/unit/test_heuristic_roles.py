@@ -24,6 +24,7 @@ from vba_assets.domain.stage_context import plan_stage_context
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.planning import plan_searches
 from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_steps import StepSections
 from vba_assets.heuristic.roles import RoleCues, mention_cues
 from vba_assets.intake import import_report
 from vba_assets.store import Workspace
@@ -363,3 +364,36 @@ def test_roles_of_lists_titles_and_exceptions(
 ) -> None:
     roles = roles_of(reports, names, title, body)
     assert {term: roles.get(term) for term in expected} == expected
+
+
+def test_a_creature_a_reproduction_step_kills_is_a_prerequisite(
+    reports: Reports, names: NameIndex
+) -> None:
+    """The steps name what to kill before the broken turn-in: that creature is context."""
+    body = (
+        "### Current Behaviour\n\nThe quest says it is complete but it can't be turned in.\n\n"
+        "### Steps to reproduce the problem\n\n.quest add 10248\nkill negatron\n"
+        "try to hand in quest to Doctor Vomisa\n"
+    )
+    roles = roles_of(reports, names, "[Quest] You, Robot can't be turned in", body)
+    assert roles.get("negatron") == "other_context"
+    # outside the steps section the same words are the report's own account
+    told = body.replace("### Steps to reproduce the problem", "### What I did")
+    assert roles_of(reports, names, "[Quest] You, Robot", told).get("negatron") != "other_context"
+
+
+@pytest.mark.parametrize(
+    ("text", "killed"),
+    [
+        ("### Steps to reproduce\n1. kill Hogger\n", True),
+        ("Steps:\n- Kill the Hogger\n", True),
+        ("Schritte zur Reproduzierung\n2. töte Hogger\n", True),
+        ("### Steps to reproduce\n1. talk to Hogger\n", False),
+        ("### Steps to reproduce\n1. go\n### Expected\nkill Hogger\n", False),
+        ("kill Hogger\n", False),
+    ],
+)
+def test_step_sections_end_at_the_next_heading(text: str, killed: bool) -> None:
+    start = text.index("Hogger")
+    line_start = text.rfind("\n", 0, start) + 1
+    assert StepSections(text).killed_in_step(line_start, start) is killed

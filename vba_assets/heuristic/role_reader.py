@@ -15,6 +15,7 @@ from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.role_steps import StepSections
 from vba_assets.heuristic.role_words import (
     AND_WORDS,
     EXCEPT_BEFORE,
@@ -124,6 +125,8 @@ class RoleReader:
         self._title_identities: set[int] = set()
         self._broken_identities: set[int] = set()
         self._failing: set[int] = set()
+        self._steps: dict[str, StepSections] = {}
+        self._outside_steps = 0  # terms with a mention that is not what a reproduction step kills
         self._cued_terms: set[int] = set()
         self._subjects: list[tuple[int, set[int]]] = []
 
@@ -167,6 +170,20 @@ class RoleReader:
             if _EXCEPT_BEFORE.search(before):
                 return True
         return False
+
+    def _only_killed_in_steps(self, term: "Term") -> bool:
+        """True when every mention is what a reproduction step kills ("2. kill vezax")."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                return False
+            if span.source not in self._steps:
+                self._steps[span.source] = StepSections(prose.text)
+            if not self._steps[span.source].killed_in_step(
+                prose.line_start(span.start), span.start
+            ):
+                return False
+        return bool(term.spans)
 
     def _title_mentions(self, term: "Term") -> list[tuple[str, int, int]]:
         """(title, start, end) of the term's title mentions that do not qualify a quest word
@@ -252,6 +269,7 @@ class RoleReader:
         ]
         self._cued_terms = {id(t) for t in cued}
         self._failing = self._failing_lists(terms, cues)
+        self._outside_steps = sum(1 for t in terms if not self._only_killed_in_steps(t))
         self._broken_identities = {
             identity
             for t in terms
@@ -323,6 +341,8 @@ class RoleReader:
             return "affected_subject"
         if cues.contrast > 0 or self._excepted(term):
             return "other_context"
+        if self._outside_steps and self._only_killed_in_steps(term):
+            return "other_context"  # a prerequisite of the steps beside what they show broken
         if cues.hands_out and not plural:
             return "quest_giver"
         if cues.location > 0 and zone_like(term.text):
