@@ -350,6 +350,14 @@ def test_the_model_of_a_comparison_is_a_contrast() -> None:
                 "Princess": "affected_subject",
             },
         ),
+        # what a creature should do is what it does not do; another's failure does not make it
+        # context (it was before: "cued")
+        (
+            "Yogg-Saron encounter",
+            "Walking under Sara will give her a debuff. Walking under Sara should start the "
+            "encounter. Also Freya does not despawn after her fight.",
+            {"Sara": "affected_subject"},
+        ),
         # the exception to what the report says of every other NPC is context
         (
             "[NPC] Issues with npc hostility on the gunship",

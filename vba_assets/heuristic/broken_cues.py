@@ -30,6 +30,7 @@ from vba_assets.heuristic.role_words import (
     MISBEHAVES_BEFORE,
     OBJECT_FAILS,
     OTHER_SUBJECTS,
+    SHOULD_AFTER,
     SUBJECT_PRONOUNS,
     WORKS_AFTER,
     WORKS_BEFORE,
@@ -63,6 +64,7 @@ _PRONOUN_FAILS = re.compile(
 _NEXT_NAME = re.compile(r"(?<=[^\W\d_])[ \t]+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]")
 #: How far after a name a pronoun is read.
 PRONOUN_WINDOW = 120
+_SHOULD = re.compile(rf"^\s*{alternation(SHOULD_AFTER)}")
 _WORKS_BEFORE = re.compile(rf"(?:^|\W){alternation(WORKS_BEFORE)}$")
 #: A next sentence that opens with a subject pronoun continues about the name ("Dashel
 #: Stonefist is there. He does not start the fight.").
@@ -125,6 +127,13 @@ def fails_through_pronoun(
     return any(
         fails_after(window[match.end() :], affected_after) for match in _PRONOUN.finditer(window)
     )
+
+
+def should_after(after: str) -> bool:
+    """True when the lower-cased text after a name says what it should do ("X should despawn"),
+    also past a short parenthesis and closing brackets or quotes."""
+    noise = _NOISE.match(after)
+    return bool(_SHOULD.search(after[noise.end() :] if noise is not None else after))
 
 
 def works_or_example(prose: Prose, start: int, after: str) -> bool:

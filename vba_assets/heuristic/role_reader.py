@@ -343,6 +343,8 @@ class RoleReader:
             return "other_context"
         if self._outside_steps and self._only_killed_in_steps(term):
             return "other_context"  # a prerequisite of the steps beside what they show broken
+        if cues.should > 0 and not (cues.hands_out or self._other(term)):
+            return "affected_subject"  # what it should do, it does not
         if cues.hands_out and not plural:
             return "quest_giver"
         if cues.location > 0 and zone_like(term.text):

@@ -51,6 +51,19 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
     "zh": (r"(?:不|没有|沒有|没|沒|无法|無法)",),
 }
 
+#: After the name: what it should do (so does not): "X should be interruptable", "X is supposed
+#: to despawn", "X sollte ...". Weaker than a failure: an exception ("except X ... X should remain
+#: friendly") or a contrast of the same term wins over it (:mod:`.role_reader`).
+SHOULD_AFTER: dict[str, tuple[str, ...]] = {
+    "en": (r"(?:should|shouldn'?t|(?:is|are|was|were)\s+supposed\s+to|must|needs?\s+to)\b",),
+    "de": (r"(?:sollte|sollten|soll|sollen|müsste|müssten|muss|müssen)\b",),
+    "fr": (r"(?:devrait|devraient|doit|doivent)\b",),
+    "es": (r"(?:debería|deberían|debe|deben)\b",),
+    "pt": (r"(?:deveria|deveriam|deve|devem)\b",),
+    "ru": (r"(?:должен|должна|должно|должны)\b",),
+    "pl": (r"(?:powinien|powinna|powinno|powinny|powinni)\b",),
+}
+
 #: Before the name: the quest cannot be handed in to it or it cannot be talked to ("can't be
 #: turned in at the end-npc X", "unable to close quest with X", "impossible de parler au pnj X",
 #: "нельзя сдать квест X"). Each entry must end where the name starts.

@@ -46,6 +46,7 @@ from vba_assets.heuristic.broken_cues import (
     fails_before,
     fails_through_pronoun,
     past_link,
+    should_after,
     works_or_example,
 )
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
@@ -200,6 +201,7 @@ class RoleCues:
     broken: int = 0  # mentions that say the creature itself fails, beyond ``affected``
     gives: int = 0  # mentions that say it hands out a quest, beyond ``quest_giver``
     contrast: int = 0  # mentions that say it works, or give it as an example
+    should: int = 0  # mentions that say what it should do (a weaker failure)
 
     def __add__(self, other: "RoleCues") -> "RoleCues":
         return RoleCues(
@@ -209,11 +211,12 @@ class RoleCues:
             self.broken + other.broken,
             self.gives + other.gives,
             self.contrast + other.contrast,
+            self.should + other.should,
         )
 
     def without_giver(self) -> "RoleCues":
         """These cues without the quest-giver ones (a plural mention is never a giver)."""
-        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast)
+        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast, self.should)
 
     @property
     def fails(self) -> bool:
@@ -318,8 +321,15 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
+    should = not affected and not broken and not contrast and not in_place and should_after(beyond)
     return RoleCues(
-        int(affected), int(giver), int(location), int(broken), int(gives), int(contrast)
+        int(affected),
+        int(giver),
+        int(location),
+        int(broken),
+        int(gives),
+        int(contrast),
+        int(should),
     )
 
 
