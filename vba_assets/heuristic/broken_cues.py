@@ -13,8 +13,13 @@ a link tail of bounded length), so a pass over a report's mentions stays linear 
 * :func:`works_or_example`: the creature works ("turn it in to X just fine", "X was fine") or is
   an example ("e.g. the paladin trainer X").
 
-What it cannot do: it reads phrases next to the name, not sentences; a failure said through a
-pronoun ("talk to him again: nothing") or far from the name is not seen.
+* :func:`fails_through_pronoun`: a pronoun after the name, in its sentence, says it fails ("X ...
+  he gets bugged out", "while X is fighting you cannot click him");
+* :func:`should_after`: what it should do ("X should start the encounter").
+
+What it cannot do: it reads phrases next to the name or a pronoun, not sentences; a failure
+said in another sentence (unless it opens with the pronoun) or behind another name is not seen,
+and a pronoun is not checked for number or gender.
 """
 
 import re

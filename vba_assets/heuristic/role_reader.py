@@ -86,10 +86,15 @@ class RoleReader:
       "north of X", "more than X", "except X", "X's tunnel");
     * ``affected_subject``: a mention says the creature itself fails (an affected cue of
       :mod:`.roles`: "X doesn't spawn", "no X", "X has no quest marker", "can't turn in to X",
-      "X nimmt die Quest nicht an"), or another term of the same creature does. A quest giver
-      or ender that misbehaves is affected like any creature;
+      "X nimmt die Quest nicht an", "X ... he gets bugged out"), or another term of the same
+      creature does, or it is an item of a list with one that does (:meth:`_failing_lists`:
+      "tame X or a Y", "X, Y and Z are missing"). A quest giver or ender that misbehaves is
+      affected like any creature;
     * ``other_context``: a mention says it works or gives it as an example ("turn it in to X just
-      fine", "X was fine", "e.g. X");
+      fine", "X was fine", "e.g. X", "works on X but not on Y"), is the exception ("except X"),
+      or every mention is what a reproduction step kills (:mod:`.role_steps`) beside another
+      term;
+    * ``affected_subject``: a mention says what it should do ("X should despawn");
     * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
       "return to X", "quest from X"); a plural mention never is;
     * ``location_context``: a locative cue and a zone-like name;
@@ -99,16 +104,17 @@ class RoleReader:
       subject (the defect lies elsewhere);
     * ``other_context``: the title names some creature of the plan and this one is only in the
       body, or another term has an affected cue and this one none ("Thrall is missing ... only
-      Eitrigg is there"), unless a mention heads an item of the report's own list ("- X ...",
-      "X: drops loot ...");
+      Eitrigg is there") unless it fills a segment of the title ("[Black Temple] Illidan"),
+      unless a mention heads an item of the report's own list ("- X ...", "X: drops loot ...");
     * ``quest_giver``: a quest-giving creature in a report about a quest beside another subject;
     * else ``affected_subject``: a name a bug report gives is what it is about unless the
       sentence says otherwise; a quest giver that is the only subject is what is broken ("the
       NPC <link> does not give the quest").
 
     What it cannot do: the quest tables say that a creature gives *some* quest, not the one the
-    report is about; a failure written far from the name or through a pronoun ("talk to him
-    again: nothing") is not seen, so a giver beside another named creature stays ``quest_giver``.
+    report is about; a failure written in another sentence than the name ("X is there. Talk to
+    him again: nothing") is not seen, so a giver beside another named creature stays
+    ``quest_giver``.
     """
 
     def __init__(

@@ -23,19 +23,24 @@ common ones and a few French, Spanish and Russian ones:
   header ("Dun Garok, Hillsbrad Foothills. ..."); it only becomes the role when X also looks
   zone-like (see :func:`zone_like`).
 
-Issue 29 ("roles follow what is broken") adds three readings, counted apart so that they decide
+Issue 29 ("roles follow what is broken") adds four readings, counted apart so that they decide
 the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
 above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
-"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", :mod:`.broken_cues`),
-``gives`` (what a giver does in Portuguese, Polish, Chinese) and ``contrast`` ("X was fine",
-"e.g. X"); their phrases are the word tables of :mod:`.role_words`.
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "bugged Boss X", "works on
+Y but not on X"; or a pronoun in its sentence does: "X ... he gets bugged out", "you cannot
+click him", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
+``contrast`` ("X was fine", "e.g. X", "works on X but not on Y", "the same ... that the X do.")
+and ``should`` ("X should start the encounter": weaker than a failure); their phrases are the
+word tables of :mod:`.role_words`. These readings also look past a plural ending that the span
+leaves out ("the Death Talon Overseer|s do.").
 
 These cues are what the sentence says about one mention; the role a search finally gets, from the
 cues summed over a term's mentions, the quest relations and the title, is :mod:`.role_reader`.
 
 What it cannot do: it does not parse sentences. A cue in another clause of the same line can be
-attributed to the wrong name; pronouns ("I talked to him") are not resolved; irony, questions
-and hypotheticals read like statements.
+attributed to the wrong name; a pronoun is read only in the mention's sentence (or a next one
+that opens with it) and before another capitalized name, without number or gender agreement, so
+"X ... he" may stand for an unnamed NPC; irony, questions and hypotheticals read like statements.
 """
 
 import re
