@@ -331,6 +331,12 @@ def test_the_model_of_a_comparison_is_a_contrast() -> None:
             "said I was targetting an invalid target.",
             {"Qirot": "affected_subject", "Hive'Zara Wasp": "affected_subject"},
         ),
+        # ... but not to the subject of the next clause
+        (
+            "Hogger",
+            "I can't find Hogger, Marshal Dughan says he is in the forest.",
+            {"Hogger": "affected_subject", "Marshal Dughan": "other_context"},
+        ),
         # the title's segment names the boss (only part of its name), another creature fails
         (
             "[Black Temple] Illidan",

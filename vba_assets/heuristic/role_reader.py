@@ -58,6 +58,12 @@ _LIST_GAP = re.compile(
     rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
 )
 _LIST_GAP_CHARS = 40
+#: After the second name: a verb of its own clause ("can't find Hogger, Marshal Dughan says he is
+#: in the forest"): it is the subject of the next clause, not an item of the first one's list.
+_OWN_CLAUSE_AFTER = re.compile(
+    r"^(?:e?s)?[ \t]+(?:said|says|told|tells|asked|asks|is|was|has|had|gave|gives|sent|sends|"
+    r"wants|wanted|will|would|can|could|does|did|sagt|sagte|ist|war|hat|dit|est|dijo|está)\b"
+)
 _PLURAL_AFTER = re.compile(rf"^(?:e?s)?[ \t]*{alternation(PLURAL_AFTER)}\b")
 #: A title mention that qualifies a quest ("doesnt accept Hogger quest") names the quest, not its
 #: subject.
@@ -218,6 +224,7 @@ class RoleReader:
             for span in term.spans
         )
         pairs: list[tuple[int, int, bool, bool]] = []
+        blocked_forward: set[tuple[int, int]] = set()
         for (source, _, end, left), (other, start, extent, right) in pairwise(ordered):
             prose = self._texts.get(source)
             if source != other or left == right or prose is None:
@@ -228,9 +235,12 @@ class RoleReader:
             if gap is not None:
                 tail = prose.text[extent : extent + 20].casefold()
                 plural = bool(_PLURAL_AFTER.match(tail))
+                own = bool(_OWN_CLAUSE_AFTER.match(tail))
                 pairs.append((left, right, gap.group(1) is not None, plural))
+                if own:
+                    blocked_forward.add((left, right))
         for left, right, _, _ in pairs:
-            if left in failing and right not in blocked:
+            if left in failing and right not in blocked and (left, right) not in blocked_forward:
                 failing.add(right)
         whole: set[int] = set()  # the items of a list whose last name takes a plural verb
         for left, right, either, plural in reversed(pairs):
