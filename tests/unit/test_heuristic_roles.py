@@ -296,6 +296,7 @@ def test_a_failure_said_through_a_pronoun_or_a_class_noun_is_read(text: str, nam
         ("Gleich hinter Todeswache Saltain. Man kann sie nicht angreifen.", "Todeswache Saltain"),
         # another name comes before the pronoun
         ("I killed Hogger and Marshal Dughan says he does not accept it.", "Hogger"),
+        ("I killed Hogger and went back to the quest giver but he does not take it.", "Hogger"),
     ],
 )
 def test_a_pronoun_of_another_sentence_or_name_is_not_read(text: str, name: str) -> None:

@@ -29,6 +29,7 @@ from vba_assets.heuristic.prose import Prose
 from vba_assets.heuristic.role_words import (
     CLAUSE_ENDS,
     COMPARED_AFTER,
+    CREATURE_NOUNS,
     EXAMPLE_BEFORE,
     IT_FAILS,
     MISBEHAVES_AFTER,
@@ -67,6 +68,8 @@ _PRONOUN_FAILS = re.compile(
 #: The pronoun window ends before another name: a capitalized word right after a lower-case
 #: word ("... and Marshal Dughan"; in German this also ends it at a noun, which only loses cues).
 _NEXT_NAME = re.compile(r"(?<=[^\W\d_])[ \t]+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]")
+#: ... and before a creature's common noun ("the quest giver", "the npc", "le pnj").
+_CREATURE_NOUN = re.compile(rf"(?<![\w]){alternation(CREATURE_NOUNS)}(?!\w)", re.IGNORECASE)
 #: How far after a name a pronoun is read.
 PRONOUN_WINDOW = 120
 _SHOULD = re.compile(rf"^\s*{alternation(SHOULD_AFTER)}")
@@ -114,17 +117,19 @@ def fails_through_pronoun(
     "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage".
 
     The window is at most :data:`PRONOUN_WINDOW` characters, ends with the sentence ("Only
-    Mottled Boars wander by. Is he despawned?" is about another) and is cut at the next capitalized
-    word after a lower-case one (another name may be what the pronoun stands for); each pronoun in
+    Mottled Boars wander by. Is he despawned?" is about another), at a creature's common noun
+    ("... went back to the quest giver but he ...") and at the next capitalized word after a
+    lower-case one (another name may be what the pronoun stands for); each pronoun in
     it is read with :func:`fails_after`, so the cost per mention is bounded.
     """
     stop = min(prose.line_end(end), end + PRONOUN_WINDOW)
     raw = prose.text[end:stop]
     cut = _NEXT_NAME.search(raw)
+    noun = _CREATURE_NOUN.search(raw)
     boundary = _BOUNDARY.search(raw)
     if boundary is not None and _OPENS_WITH_PRONOUN.match(raw, boundary.end() - 1):
         boundary = _BOUNDARY.search(raw, boundary.end())
-    ends = [m.start() for m in (cut, boundary) if m is not None]
+    ends = [m.start() for m in (cut, noun, boundary) if m is not None]
     window = raw[: min(ends)] if ends else raw
     window = window.replace("’", "'").casefold()
     if _PRONOUN_FAILS.search(window):

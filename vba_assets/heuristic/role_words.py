@@ -374,3 +374,34 @@ EXCEPT_BEFORE: tuple[str, ...] = (
 COMPARED_AFTER: tuple[str, ...] = (
     r"(?:do|does|did|have|has|had|can|could)\s*(?:too|also|as\s+well)?\s*(?:[.!?;,)]|$)",
 )
+
+#: A common noun of a creature between a name and a pronoun ("I killed X and went back to the
+#: quest giver but he ..."): the pronoun may stand for it, so the pronoun window ends there.
+CREATURE_NOUNS: tuple[str, ...] = (
+    r"npcs?",
+    r"quest\s*-?givers?",
+    r"givers?",
+    r"quest\s*-?enders?",
+    r"bosse?s?",
+    r"mobs?",
+    r"guards?",
+    r"vendors?",
+    r"trainers?",
+    r"creatures?",
+    r"adds?",
+    r"innkeepers?",
+    r"flight\s*masters?",
+    r"marshal",
+    r"captain",
+    r"pnj",
+    r"nps",
+    r"нпс",
+    r"нпц",
+    r"моб",
+    r"босс",
+    r"questgeber",
+    r"händler",
+    r"wache",
+    r"jefe",
+    r"guardia",
+)
