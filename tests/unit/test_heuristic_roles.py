@@ -277,6 +277,12 @@ def test_roles_follow_what_is_broken(
         # a plural's apostrophe is not a possessive; "bugged Boss X"
         ("Death Talon Wyrmguard's were not getting any debuffs.", "Death Talon Wyrmguard"),
         ("Sometimes was bugged Boss Illidan in the flying phase.", "Illidan"),
+        # an attempt on it is what failed
+        (
+            "I've also tried to tame the Hive Queens in Sholazar with the same result.",
+            "Hive Queens",
+        ),
+        ("J'ai essayé de dresser le Qirot, cible invalide.", "Qirot"),
         # the next sentence opens with the pronoun
         ("Dashel Stonefist is there. He does not start the fight.", "Dashel Stonefist"),
         # the failing side of a comparison

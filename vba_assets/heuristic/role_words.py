@@ -77,16 +77,22 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"(?:on|over|above|for)\s+(?:the\s+)?",
         # "bugged Boss X", "broken npc X": a state word, then the creature's class noun
         r"(?:bugged|broken|missing|buggy)\s+(?:the\s+)?(?:npc|boss|mob|creature|rare|elite)\s+",
+        # an attempt on it, in a bug report, is what failed: "when I tried to tame X", "I tried
+        # to turn it in to X"
+        r"(?:tried|try|trying|attempted|attempting)\s+to\s+(?:[^\W\d_]+\s+){1,3}?"
+        r"(?:the\s+|a\s+|an\s+)?",
         # the failing side of a comparison: "works on X but not on Y", "doesn't work on Y"
         r"(?:but|and)\s+not\s+(?:on|with|for|at|against)\s+(?:the\s+)?",
         r"(?:doesn'?t|does\s+not|don'?t|do\s+not|isn'?t|not)\s+work(?:s|ing)?\s+"
         r"(?:on|with|for|at|against)\s+(?:the\s+)?",
     ),
     "de": (
+        r"versucht(?:e|en)?,?\s+(?:den\s+|die\s+|das\s+)?",  # "habe versucht, X zu zähmen"
         r"(?:aber|jedoch|doch)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
         r"(?:funktioniert|klappt|geht)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
     ),
     "fr": (
+        r"(?:essayé|essaye|tenté)\s+de\s+(?:[^\W\d_]+\s+){1,2}?(?:le\s+|la\s+|les\s+)?",
         r"mais\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"ne\s+(?:marche|fonctionne)\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
