@@ -363,6 +363,18 @@ def test_the_model_of_a_comparison_is_a_contrast() -> None:
                 "Princess": "affected_subject",
             },
         ),
+        # a bare list of names next to one another: every item is what the report lists
+        (
+            "Missing spawns in Elwynn",
+            "Mother Fang does not spawn at all.\nThe others I looked for:\n- Morgaine the Sly\n"
+            "- Princess\n\nHogger is there.",
+            {
+                "Mother Fang": "affected_subject",
+                "Morgaine the Sly": "affected_subject",
+                "Princess": "affected_subject",
+                "Hogger": "other_context",
+            },
+        ),
         # what a creature should do is what it does not do; another's failure does not make it
         # context (it was before: "cued")
         (

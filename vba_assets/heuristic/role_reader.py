@@ -15,6 +15,7 @@ from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.prose import Prose
 from vba_assets.heuristic.role_steps import StepSections
 from vba_assets.heuristic.role_words import (
     AND_WORDS,
@@ -25,7 +26,7 @@ from vba_assets.heuristic.role_words import (
     alternation,
 )
 from vba_assets.heuristic.roles import RoleCues, zone_like
-from vba_assets.heuristic.spans import SourceText
+from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Term
 
 #: Words that make a report one about a quest (any of the reporters' languages), or a quest link.
@@ -79,6 +80,8 @@ _ITEM_PREFIX = re.compile(
     r"(?:(?:npc|nip|нип|нпс|pnj|mob|boss)[ \t]*[-:][ \t]*)?[*_]*$",
     re.IGNORECASE,
 )
+_BULLET = re.compile(r"[ \t>]{0,8}(?:[-*•+]|\d{1,3}[.)])[ \t]{1,4}[^\s]")
+_BULLET_CHARS = 20
 _LABEL_PREFIX = re.compile(r"^[ \t>*_]*$")
 _LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[ \t]*\S")
 
@@ -251,7 +254,8 @@ class RoleReader:
         return failing
 
     def _heads_item(self, term: "Term") -> bool:
-        """True when a mention heads a list item or a label line with more text after it."""
+        """True when a mention heads a list item or a label line with more text after it, or is a
+        bare item next to another one ("- Morgaine the Sly\\n- Princess")."""
         for span in term.spans:
             prose = self._texts.get(span.source)
             if prose is None:
@@ -259,11 +263,21 @@ class RoleReader:
             line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
             prefix = prose.text[line_start : span.start]
             rest = prose.text[span.extent : line_end]
-            if (_ITEM_PREFIX.match(prefix) and rest.strip(" \t*_")) or (
-                _LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)
-            ):
+            if (
+                _ITEM_PREFIX.match(prefix) and (rest.strip(" \t*_") or self._in_list(prose, span))
+            ) or (_LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)):
                 return True
         return False
+
+    @staticmethod
+    def _in_list(prose: "Prose", span: "Span") -> bool:
+        """True when the bare item's line is next to another item line ("- X\n- Y"); reads at
+        most :data:`_BULLET_CHARS` characters of each neighbour line."""
+        line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
+        before = prose.line_start(line_start - 1) if line_start > 0 else line_start
+        above = prose.text[before : min(before + _BULLET_CHARS, max(before, line_start - 1))]
+        below = prose.text[line_end + 1 : line_end + 1 + _BULLET_CHARS]
+        return any(_BULLET.match(line) for line in (above, below) if line)
 
     def _giver_by_tables(self, term: "Term", identities: set[int]) -> bool:
         """True when every creature the term may be starts or ends some quest (not a plural)."""
