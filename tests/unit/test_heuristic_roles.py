@@ -273,6 +273,7 @@ def test_roles_follow_what_is_broken(
         ("Le pnj Maréchal Dughan arrive, puis il ne donne pas la quête.", "Maréchal Dughan"),
         # ... or an object pronoun of a failed action
         ("While Akama is fighting them you cannot click him again.", "Akama"),
+        ("While Akama is fighting the adds you cannot click him again.", "Akama"),
         ("Johnathan Staats offers a quest but when you click on him nothing happens.", "Staats"),
         # a plural's apostrophe is not a possessive; "bugged Boss X"
         ("Death Talon Wyrmguard's were not getting any debuffs.", "Death Talon Wyrmguard"),

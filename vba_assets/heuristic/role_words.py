@@ -381,26 +381,25 @@ COMPARED_AFTER: tuple[str, ...] = (
     r"(?:do|does|did|have|has|had|can|could)\s*(?:too|also|as\s+well)?\s*(?:[.!?;,)]|$)",
 )
 
-#: A common noun of a creature between a name and a pronoun ("I killed X and went back to the
-#: quest giver but he ..."): the pronoun may stand for it, so the pronoun window ends there.
+#: A common noun of one creature between a name and a pronoun ("I killed X and went back to the
+#: quest giver but he ..."): the pronoun may stand for it, so the pronoun window ends there. Only
+#: singular nouns: "while X is fighting the adds you cannot click him" is still about X.
 CREATURE_NOUNS: tuple[str, ...] = (
-    r"npcs?",
-    r"quest\s*-?givers?",
-    r"givers?",
-    r"quest\s*-?enders?",
-    r"bosse?s?",
-    r"mobs?",
-    r"guards?",
-    r"vendors?",
-    r"trainers?",
-    r"creatures?",
-    r"adds?",
-    r"innkeepers?",
-    r"flight\s*masters?",
+    r"npc",
+    r"quest\s*-?giver",
+    r"giver",
+    r"quest\s*-?ender",
+    r"boss",
+    r"mob",
+    r"guard",
+    r"vendor",
+    r"trainer",
+    r"creature",
+    r"innkeeper",
+    r"flight\s*master",
     r"marshal",
     r"captain",
     r"pnj",
-    r"nps",
     r"нпс",
     r"нпц",
     r"моб",
