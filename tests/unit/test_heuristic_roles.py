@@ -278,6 +278,10 @@ def test_roles_follow_what_is_broken(
         # a plural's apostrophe is not a possessive; "bugged Boss X"
         ("Death Talon Wyrmguard's were not getting any debuffs.", "Death Talon Wyrmguard"),
         ("Sometimes was bugged Boss Illidan in the flying phase.", "Illidan"),
+        # what is wrong with it
+        ("Since the patch Hogger respawns way too fast.", "Hogger"),
+        ("Marshal Dughan has the wrong model.", "Marshal Dughan"),
+        ("Princess takes too long to respawn.", "Princess"),
         # an attempt on it is what failed
         (
             "I've also tried to tame the Hive Queens in Sholazar with the same result.",

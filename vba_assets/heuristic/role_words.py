@@ -26,6 +26,15 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
         r"(?:dosen'?t|doesen'?t|dose\s+not|doens'?t)\b",  # common misspellings of "doesn't"
         r"(?:only\s+)?(?:has|have|shows?)\s+(?:only\s+)?(?:the\s+)?gossip\b",
         r"(?:would|was|were)\s+not\b",
+        # what is wrong with it: "X has the wrong model", "X respawns way too fast", "X is too
+        # strong", "X takes too long to respawn", "X drops nothing"
+        r"(?:has|have|had|uses?|used|gives?|gave|shows?)\s+(?:the\s+|a\s+|an\s+)?"
+        r"(?:wrong|incorrect)\b",
+        r"(?:is|are|was|were|hits|hit|respawns?|spawns?|attacks?|casts?|moves?|runs?|heals?|"
+        r"deals?)\s+(?:way\s+|much\s+|far\s+)?too\s+(?:fast|slow|often|much|hard|strong|weak|"
+        r"early|late|quickly|frequently|high|low|many|few)\b",
+        r"takes?\s+(?:way\s+|much\s+|far\s+)?too\s+long\b",
+        r"(?:drops?|gives?|rewards?|does)\s+nothing\b",
         # "X gets bugged out", "X got stuck", "X becomes immune" (issue 29: dev2 raid reports)
         r"(?:gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bugged|stuck|reset|immune|untargetable|"
         r"invisible|unattackable)\b",
