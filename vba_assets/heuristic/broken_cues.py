@@ -13,8 +13,13 @@ a link tail of bounded length), so a pass over a report's mentions stays linear 
 * :func:`works_or_example`: the creature works ("turn it in to X just fine", "X was fine") or is
   an example ("e.g. the paladin trainer X").
 
-What it cannot do: it reads phrases next to the name, not sentences; a failure said through a
-pronoun ("talk to him again: nothing") or far from the name is not seen.
+* :func:`fails_through_pronoun`: a pronoun after the name, in its sentence, says it fails ("X ...
+  he gets bugged out", "while X is fighting you cannot click him");
+* :func:`should_after`: what it should do ("X should start the encounter").
+
+What it cannot do: it reads phrases next to the name or a pronoun, not sentences; a failure
+said in another sentence (unless it opens with the pronoun) or behind another name is not seen,
+and a pronoun is not checked for number or gender.
 """
 
 import re
@@ -23,18 +28,27 @@ from collections.abc import Sequence
 from vba_assets.heuristic.prose import Prose
 from vba_assets.heuristic.role_words import (
     CLAUSE_ENDS,
+    COMPARED_AFTER,
+    CREATURE_NOUNS,
     EXAMPLE_BEFORE,
+    IT_FAILS,
     MISBEHAVES_AFTER,
     MISBEHAVES_BEFORE,
+    OBJECT_FAILS,
     OTHER_SUBJECTS,
+    SHOULD_AFTER,
+    SUBJECT_PRONOUNS,
     WORKS_AFTER,
+    WORKS_BEFORE,
     alternation,
 )
 
 #: The window read after a link tail and before a mention (as :mod:`.roles` reads).
 WINDOW = 60
 _BOUNDARY = re.compile(r"[.!?;]\s|[.!?;]$")
-_NOISE = re.compile(r"^[\s)\]\"*»”]*(?:\([^()\n]{0,30}\)[\s)\]\"*»”]*)?")
+#: A short parenthesis (an id), closing brackets or quotes, and a plural's apostrophe ("X's were
+#: not getting ...", "X(5981) ne despawn pas").
+_NOISE = re.compile(r"^(?:'s|s')?[\s)\]\"*»”]*(?:\([^()\n]{0,30}\)[\s)\]\"*»”]*)?")
 #: The tail of a markdown link after its text, as written (``](url)``, a subname ``<Innkeeper>``
 #: first) or blanked out by spaces in the reading text (:attr:`~.source_words.SourceText.prose`).
 _LINK_TAIL = re.compile(r"(?:[ \t]*<[^<>\n]{0,40}>)?(?:\]\([^()\s]{0,300}\)|\]?[ \t]{8,1000})")
@@ -44,6 +58,25 @@ _CLAUSE_END = re.compile(rf"[,;:.!?]|\b{alternation(CLAUSE_ENDS)}\b")
 _WORKS = re.compile(
     rf"^\W*(?:(?!{alternation(OTHER_SUBJECTS)}\b)[^\W\d_]+\W+){{0,4}}?{alternation(WORKS_AFTER)}"
 )
+_COMPARED = re.compile(rf"^\s*{alternation(COMPARED_AFTER)}")
+#: A subject pronoun (then read with the after-name phrases), "it" with what only a creature
+#: does, or an object pronoun of a failed action; after a word boundary.
+_PRONOUN = re.compile(rf"(?<![\w'])(?:{alternation(SUBJECT_PRONOUNS)})(?=\s)")
+_PRONOUN_FAILS = re.compile(
+    rf"(?<![\w']){alternation(IT_FAILS)}|(?<![\w']){alternation(OBJECT_FAILS)}"
+)
+#: The pronoun window ends before another name: a capitalized word right after a lower-case
+#: word ("... and Marshal Dughan"; in German this also ends it at a noun, which only loses cues).
+_NEXT_NAME = re.compile(r"(?<=[^\W\d_])[ \t]+[A-ZÀ-ÞА-ЯЁ][a-zß-ÿа-яё]")
+#: ... and before a creature's common noun ("the quest giver", "the npc", "le pnj").
+_CREATURE_NOUN = re.compile(rf"(?<![\w]){alternation(CREATURE_NOUNS)}(?!\w)", re.IGNORECASE)
+#: How far after a name a pronoun is read.
+PRONOUN_WINDOW = 120
+_SHOULD = re.compile(rf"^\s*{alternation(SHOULD_AFTER)}")
+_WORKS_BEFORE = re.compile(rf"(?:^|\W){alternation(WORKS_BEFORE)}$")
+#: A next sentence that opens with a subject pronoun continues about the name ("Dashel
+#: Stonefist is there. He does not start the fight.").
+_OPENS_WITH_PRONOUN = re.compile(rf"\s*(?:{alternation(SUBJECT_PRONOUNS)})\s", re.IGNORECASE)
 _EXAMPLE_BEFORE = re.compile(
     rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
 )
@@ -76,12 +109,51 @@ def past_link(prose: Prose, end: int) -> str:
     return (after[: boundary.start() + 1] if boundary else after).replace("’", "'").casefold()
 
 
+def fails_through_pronoun(
+    prose: Prose, end: int, affected_after: Sequence[re.Pattern[str]]
+) -> bool:
+    """True when, after a name and in its sentence, a pronoun says it fails before another name
+    comes: "If you DPS X too fast he gets bugged out", "while X is fighting you cannot click him",
+    "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage".
+
+    The window is at most :data:`PRONOUN_WINDOW` characters, ends with the sentence ("Only
+    Mottled Boars wander by. Is he despawned?" is about another), at a creature's common noun
+    ("... went back to the quest giver but he ...") and at the next capitalized word after a
+    lower-case one (another name may be what the pronoun stands for); each pronoun in
+    it is read with :func:`fails_after`, so the cost per mention is bounded.
+    """
+    stop = min(prose.line_end(end), end + PRONOUN_WINDOW)
+    raw = prose.text[end:stop]
+    cut = _NEXT_NAME.search(raw)
+    noun = _CREATURE_NOUN.search(raw)
+    boundary = _BOUNDARY.search(raw)
+    if boundary is not None and _OPENS_WITH_PRONOUN.match(raw, boundary.end() - 1):
+        boundary = _BOUNDARY.search(raw, boundary.end())
+    ends = [m.start() for m in (cut, noun, boundary) if m is not None]
+    window = raw[: min(ends)] if ends else raw
+    window = window.replace("’", "'").casefold()
+    if _PRONOUN_FAILS.search(window):
+        return True
+    return any(
+        fails_after(window[match.end() :], affected_after) for match in _PRONOUN.finditer(window)
+    )
+
+
+def should_after(after: str) -> bool:
+    """True when the lower-cased text after a name says what it should do ("X should despawn"),
+    also past a short parenthesis and closing brackets or quotes."""
+    noise = _NOISE.match(after)
+    return bool(_SHOULD.search(after[noise.end() :] if noise is not None else after))
+
+
 def works_or_example(prose: Prose, start: int, after: str) -> bool:
     """True when the clause after a name (lower-cased ``after``, up to a comma or "but") says it
-    works ("X was fine"), or the text before it on its line gives it as an example ("e.g. the
-    trainer X": read without the sentence cut, whose period "e.g." would end)."""
+    works ("X was fine") or is the model of a comparison ("the same chance ... that the X do."), or
+    the text before it on its line gives it as an example ("e.g. the trainer X": read without the
+    sentence cut, whose period "e.g." would end)."""
     end = _CLAUSE_END.search(after)
-    if _WORKS.search(after[: end.start()] if end is not None else after):
+    if _WORKS.search(after[: end.start()] if end is not None else after) or _COMPARED.search(after):
         return True
     window = prose.text[max(prose.line_start(start), start - WINDOW) : start]
-    return bool(_EXAMPLE_BEFORE.search(window.replace("’", "'").casefold()))
+    window = window.replace("’", "'").casefold()
+    return bool(_EXAMPLE_BEFORE.search(window) or _WORKS_BEFORE.search(window))

@@ -9,13 +9,24 @@ while the cues are read mention by mention.
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
 from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_steps import StepSections
+from vba_assets.heuristic.role_words import (
+    AND_WORDS,
+    EXCEPT_BEFORE,
+    LIST_FILLERS,
+    OR_WORDS,
+    PLURAL_AFTER,
+    alternation,
+)
 from vba_assets.heuristic.roles import RoleCues, zone_like
-from vba_assets.heuristic.spans import SourceText
+from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Term
 
 #: Words that make a report one about a quest (any of the reporters' languages), or a quest link.
@@ -31,7 +42,37 @@ _OTHER_BEFORE = re.compile(
     r"except|unlike|other than|for example|such as|like|tamed|instead of|"
     r"compared to|similar to)\s+(?:the\s+|for example\s+)?$"
 )
-_OTHER_AFTER = re.compile(r"^(?:'s|s'|’s)\s+(?!quest|questline|quests)[a-z]")
+#: "X's tunnel" is a landmark; "X's were not getting debuffs" (a plural's apostrophe) and "X's
+#: quest" are not.
+_OTHER_AFTER = re.compile(
+    r"^(?:'s|s'|’s)\s+(?!(?:quest|questline|quests|were|are|is|was|do|does|did|don'?t|doesn'?t|"
+    r"have|has|had|can|can'?t|cannot|will|won'?t|should|keeps?|still|not|never|also|spawn)\b)[a-z]"
+)
+#: The comparison words of :data:`_OTHER_BEFORE` whose name is still the subject when a verb in
+#: -ing follows ("instead of X looking at the skull, he ..."); the place words are not among them.
+_COMPARISON = re.compile(r"\b(?:than|unlike|like|instead of|compared to|similar to)\s+(?:the\s+)?$")
+_GERUND_AFTER = re.compile(r"^\s+[a-z]+ing\b")
+_EXCEPT_BEFORE = re.compile(rf"(?:^|\W){alternation(EXCEPT_BEFORE)}\s+(?:the\s+)?$")
+#: Between two names of one list (see :data:`~.role_words.AND_WORDS`); group 1 is an "or" word.
+_LIST_GAP = re.compile(
+    rf"^[ \t]*(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
+    rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
+)
+_LIST_GAP_CHARS = 40
+#: After the second name: a verb of its own clause ("can't find Hogger, Marshal Dughan says he is
+#: in the forest"): it is the subject of the next clause, not an item of the first one's list.
+_OWN_CLAUSE_AFTER = re.compile(
+    r"^(?:e?s)?[ \t]+(?:said|says|told|tells|asked|asks|is|was|has|had|gave|gives|sent|sends|"
+    r"wants|wanted|will|would|can|could|does|did|sagt|sagte|ist|war|hat|dit|est|dijo|está)\b"
+)
+_PLURAL_AFTER = re.compile(rf"^(?:e?s)?[ \t]*{alternation(PLURAL_AFTER)}\b")
+#: A title mention that qualifies a quest ("doesnt accept Hogger quest") names the quest, not its
+#: subject.
+_QUEST_QUALIFIER = re.compile(r"^[ \t]+(?:quest|questline|quest-?chain|quête|aufgabe)\b", re.I)
+#: The separators of a title's segments ("[Black Temple] Illidan", "Black Temple - Illidan,
+#: Essence", "Scarlet Commander Mograine and High Inquisitor Whitemane").
+_SEGMENT_BEFORE = re.compile(r"(?:^|[\[\]():|/,;#–—]|\s-|\s(?:and|und|et|y|&|и))\s*$", re.I)
+_SEGMENT_AFTER = re.compile(r"^\s*(?:$|[\[\]():|/,;–—]|-\s|(?:and|und|et|y|&|и)\s)", re.I)
 #: A mention that heads a list item ("- X ...", "1. X ...", "- [x] NPC - X ...") or a label line
 #: ("X: drops loot ...") is an item of the report's own list of what is broken.
 _ITEM_PREFIX = re.compile(
@@ -39,6 +80,8 @@ _ITEM_PREFIX = re.compile(
     r"(?:(?:npc|nip|нип|нпс|pnj|mob|boss)[ \t]*[-:][ \t]*)?[*_]*$",
     re.IGNORECASE,
 )
+_BULLET = re.compile(r"[ \t>]{0,8}(?:[-*•+]|\d{1,3}[.)])[ \t]{1,4}[^\s]")
+_BULLET_CHARS = 20
 _LABEL_PREFIX = re.compile(r"^[ \t>*_]*$")
 _LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[ \t]*\S")
 
@@ -52,10 +95,15 @@ class RoleReader:
       "north of X", "more than X", "except X", "X's tunnel");
     * ``affected_subject``: a mention says the creature itself fails (an affected cue of
       :mod:`.roles`: "X doesn't spawn", "no X", "X has no quest marker", "can't turn in to X",
-      "X nimmt die Quest nicht an"), or another term of the same creature does. A quest giver
-      or ender that misbehaves is affected like any creature;
+      "X nimmt die Quest nicht an", "X ... he gets bugged out"), or another term of the same
+      creature does, or it is an item of a list with one that does (:meth:`_failing_lists`:
+      "tame X or a Y", "X, Y and Z are missing"). A quest giver or ender that misbehaves is
+      affected like any creature;
     * ``other_context``: a mention says it works or gives it as an example ("turn it in to X just
-      fine", "X was fine", "e.g. X");
+      fine", "X was fine", "e.g. X", "works on X but not on Y"), is the exception ("except X"),
+      or every mention is what a reproduction step kills (:mod:`.role_steps`) beside another
+      term;
+    * ``affected_subject``: a mention says what it should do ("X should despawn");
     * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
       "return to X", "quest from X"); a plural mention never is;
     * ``location_context``: a locative cue and a zone-like name;
@@ -65,16 +113,17 @@ class RoleReader:
       subject (the defect lies elsewhere);
     * ``other_context``: the title names some creature of the plan and this one is only in the
       body, or another term has an affected cue and this one none ("Thrall is missing ... only
-      Eitrigg is there"), unless a mention heads an item of the report's own list ("- X ...",
-      "X: drops loot ...");
+      Eitrigg is there") unless it fills a segment of the title ("[Black Temple] Illidan"),
+      unless a mention heads an item of the report's own list ("- X ...", "X: drops loot ...");
     * ``quest_giver``: a quest-giving creature in a report about a quest beside another subject;
     * else ``affected_subject``: a name a bug report gives is what it is about unless the
       sentence says otherwise; a quest giver that is the only subject is what is broken ("the
       NPC <link> does not give the quest").
 
     What it cannot do: the quest tables say that a creature gives *some* quest, not the one the
-    report is about; a failure written far from the name or through a pronoun ("talk to him
-    again: nothing") is not seen, so a giver beside another named creature stays ``quest_giver``.
+    report is about; a failure written in another sentence than the name ("X is there. Talk to
+    him again: nothing") is not seen, so a giver beside another named creature stays
+    ``quest_giver``.
     """
 
     def __init__(
@@ -90,6 +139,9 @@ class RoleReader:
         self._title_terms: set[int] = set()
         self._title_identities: set[int] = set()
         self._broken_identities: set[int] = set()
+        self._failing: set[int] = set()
+        self._steps: dict[str, StepSections] = {}
+        self._outside_steps = 0  # terms with a mention that is not what a reproduction step kills
         self._cued_terms: set[int] = set()
         self._subjects: list[tuple[int, set[int]]] = []
 
@@ -114,13 +166,96 @@ class RoleReader:
             line_start = prose.line_start(span.start) if prose is not None else 0
             before = text[max(line_start, span.start - 40) : span.start].casefold()
             after = text[span.extent : span.extent + 20].casefold()
-            if not (_OTHER_BEFORE.search(before) or _OTHER_AFTER.match(after)):
+            compared = bool(_OTHER_BEFORE.search(before)) and not (
+                _COMPARISON.search(before) and _GERUND_AFTER.match(after)
+            )
+            if not (compared or _OTHER_AFTER.match(after)):
                 return False
             found = True
         return found
 
+    def _excepted(self, term: "Term") -> bool:
+        """True when a mention is the exception to what the report says ("(except X)")."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                continue
+            line_start = prose.line_start(span.start)
+            before = prose.text[max(line_start, span.start - 40) : span.start].casefold()
+            if _EXCEPT_BEFORE.search(before):
+                return True
+        return False
+
+    def _only_killed_in_steps(self, term: "Term") -> bool:
+        """True when every mention is what a reproduction step kills ("2. kill vezax")."""
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if prose is None:
+                return False
+            if span.source not in self._steps:
+                self._steps[span.source] = StepSections(prose.text)
+            if not self._steps[span.source].killed_in_step(
+                prose.line_start(span.start), span.start
+            ):
+                return False
+        return bool(term.spans)
+
+    def _title_mentions(self, term: "Term") -> list[tuple[str, int, int]]:
+        """(title, start, end) of the term's title mentions that do not qualify a quest word
+        ("Hogger quest" names the quest, the report's subject is what fails in it)."""
+        found = []
+        for span in term.spans:
+            prose = self._texts.get(span.source)
+            if span.order != 0 or prose is None:
+                continue
+            if not _QUEST_QUALIFIER.match(prose.text, span.extent):
+                found.append((prose.text, span.start, span.extent))
+        return found
+
+    def _failing_lists(self, terms: Sequence["Term"], cues: Sequence[RoleCues]) -> set[int]:
+        """The terms that fail: by their own cues, or as an item of a list with one that does
+        ("can't tame Qirot or a Hive'Zara Wasp", "mostly the X, sometimes the Y too", "X, Y and Z
+        are missing"). A failure passes forward over any list word, back over an "or" word, and
+        back over any list word when the last name takes a plural verb; never to a term whose own
+        mentions name it a giver or a contrast. Reads only the short gaps between
+        consecutive mentions (linear in the number of mentions)."""
+        failing = {id(t) for t, c in zip(terms, cues, strict=False) if c.fails}
+        blocked = {id(t) for t, c in zip(terms, cues, strict=False) if c.hands_out or c.contrast}
+        ordered = sorted(
+            (span.source, span.start, span.extent, id(term))
+            for term in terms
+            for span in term.spans
+        )
+        pairs: list[tuple[int, int, bool, bool]] = []
+        blocked_forward: set[tuple[int, int]] = set()
+        for (source, _, end, left), (other, start, extent, right) in pairwise(ordered):
+            prose = self._texts.get(source)
+            if source != other or left == right or prose is None:
+                continue
+            if not 0 <= start - end <= _LIST_GAP_CHARS:
+                continue
+            gap = _LIST_GAP.match(prose.text[end:start].casefold())
+            if gap is not None:
+                tail = prose.text[extent : extent + 20].casefold()
+                plural = bool(_PLURAL_AFTER.match(tail))
+                own = bool(_OWN_CLAUSE_AFTER.match(tail))
+                pairs.append((left, right, gap.group(1) is not None, plural))
+                if own:
+                    blocked_forward.add((left, right))
+        for left, right, _, _ in pairs:
+            if left in failing and right not in blocked and (left, right) not in blocked_forward:
+                failing.add(right)
+        whole: set[int] = set()  # the items of a list whose last name takes a plural verb
+        for left, right, either, plural in reversed(pairs):
+            if right in failing and (either or plural or right in whole) and left not in blocked:
+                failing.add(left)
+                if plural or right in whole:
+                    whole.add(left)
+        return failing
+
     def _heads_item(self, term: "Term") -> bool:
-        """True when a mention heads a list item or a label line with more text after it."""
+        """True when a mention heads a list item or a label line with more text after it, or is a
+        bare item next to another one ("- Morgaine the Sly\\n- Princess")."""
         for span in term.spans:
             prose = self._texts.get(span.source)
             if prose is None:
@@ -128,11 +263,21 @@ class RoleReader:
             line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
             prefix = prose.text[line_start : span.start]
             rest = prose.text[span.extent : line_end]
-            if (_ITEM_PREFIX.match(prefix) and rest.strip(" \t*_")) or (
-                _LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)
-            ):
+            if (
+                _ITEM_PREFIX.match(prefix) and (rest.strip(" \t*_") or self._in_list(prose, span))
+            ) or (_LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)):
                 return True
         return False
+
+    @staticmethod
+    def _in_list(prose: "Prose", span: "Span") -> bool:
+        """True when the bare item's line is next to another item line ("- X\n- Y"); reads at
+        most :data:`_BULLET_CHARS` characters of each neighbour line."""
+        line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
+        before = prose.line_start(line_start - 1) if line_start > 0 else line_start
+        above = prose.text[before : min(before + _BULLET_CHARS, max(before, line_start - 1))]
+        below = prose.text[line_end + 1 : line_end + 1 + _BULLET_CHARS]
+        return any(_BULLET.match(line) for line in (above, below) if line)
 
     def _giver_by_tables(self, term: "Term", identities: set[int]) -> bool:
         """True when every creature the term may be starts or ends some quest (not a plural)."""
@@ -153,22 +298,18 @@ class RoleReader:
             if c.affected > 0 and (t.reference or t.exact or t.misspelling)
         ]
         self._cued_terms = {id(t) for t in cued}
+        self._failing = self._failing_lists(terms, cues)
+        self._outside_steps = sum(1 for t in terms if not self._only_killed_in_steps(t))
         self._broken_identities = {
             identity
-            for t, c in zip(terms, cues, strict=False)
-            if c.fails and (t.reference or t.exact or t.misspelling)
+            for t in terms
+            if id(t) in self._failing and (t.reference or t.exact or t.misspelling)
             for identity in self.identities(t)
         }
         context_givers = {
             id(t) for t, c in zip(terms, cues, strict=False) if c.quest_giver > c.affected
         }
-        titled = [
-            t
-            for t in terms
-            if any(s.order == 0 for s in t.spans)
-            and id(t) not in context_givers
-            and (t.reference or t.exact or t.misspelling or t.inflected)
-        ]
+        titled = [t for t in terms if id(t) not in context_givers and self._titles(t)]
         self._title_identities = {identity for term in titled for identity in self.identities(term)}
         self._title_terms = {id(t) for t in titled}
         self._subjects = []
@@ -181,8 +322,38 @@ class RoleReader:
                 or self._giver_by_tables(term, identities)
                 or self._other(term)
             )
-            if cue.fails or (known and not named_only):
+            if id(term) in self._failing or (known and not named_only):
                 self._subjects.append((id(term), identities))
+
+    def _titles(self, term: "Term") -> bool:
+        """True when the title names the term as a subject: a title mention of a known creature
+        (a reference, a misspelling's, an exact or inflected name), or one that fills a whole
+        segment of the title (:meth:`_heads_title`), also when its name is only part of a
+        creature's; a mention that qualifies a quest word ("Hogger quest") names none."""
+        if not self._title_mentions(term):
+            return False
+        known = term.reference or term.exact or term.misspelling or term.inflected
+        return bool(known) or (self._heads_title(term) and self._character_like(term))
+
+    def _character_like(self, term: "Term") -> bool:
+        """True when a name that is only part of creatures' names is a character's name: several
+        words without a zone word ("Inquisitor Whitemane"), or a word most of whose holders are
+        bosses ("Illidan"); not a place tag ("[Black Temple]": a zone word, "[Naxxramas]": a word
+        guards and adds carry)."""
+        if zone_like(term.text):
+            return False
+        words = re.findall(r"[^\W\d_][\w'’-]*", term.text)
+        return len(words) > 1 or any(self._gazetteer.mostly_bosses(word) for word in words)
+
+    def _heads_title(self, term: "Term") -> bool:
+        """True when a title mention fills a whole segment of the title ("[Black Temple] Illidan",
+        "Black Temple - Illidan, Essence", "X and Y"): the title is about it, so another term's
+        affected cue does not make it context (a name inside the title's sentence, "won't take my
+        quest after killing X", may still be)."""
+        return any(
+            _SEGMENT_BEFORE.search(title[:start]) and _SEGMENT_AFTER.match(title[end:])
+            for title, start, end in self._title_mentions(term)
+        )
 
     def _beside_subject(self, term: "Term", identities: set[int]) -> bool:
         """True when another term, of another creature, is a subject of the report."""
@@ -196,10 +367,14 @@ class RoleReader:
         plural = all(span.kind in ("singular", "catalog_singular") for span in term.spans)
         if self._other(term):
             return "other_context"
-        if cues.fails or bool(identities & self._broken_identities):
+        if cues.fails or id(term) in self._failing or bool(identities & self._broken_identities):
             return "affected_subject"
-        if cues.contrast > 0:
+        if cues.contrast > 0 or self._excepted(term):
             return "other_context"
+        if self._outside_steps and self._only_killed_in_steps(term):
+            return "other_context"  # a prerequisite of the steps beside what they show broken
+        if cues.should > 0 and not (cues.hands_out or self._other(term)):
+            return "affected_subject"  # what it should do, it does not
         if cues.hands_out and not plural:
             return "quest_giver"
         if cues.location > 0 and zone_like(term.text):
@@ -209,7 +384,11 @@ class RoleReader:
         if beside and self.quest_title:
             return "quest_giver"
         in_title = id(term) in self._title_terms or bool(identities & self._title_identities)
-        cued = bool(self._cued_terms) and id(term) not in self._cued_terms
+        cued = (
+            bool(self._cued_terms)
+            and id(term) not in self._cued_terms
+            and not (in_title and self._heads_title(term))
+        )
         if ((self._title_terms and not in_title) or cued) and not self._heads_item(term):
             return "other_context"
         if beside and self.quest_report:

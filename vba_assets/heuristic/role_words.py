@@ -25,7 +25,19 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
         r"responsive|accepting)|unavailable|unresponsive|nowhere\s+to\s+be\s+found)\b",
         r"(?:dosen'?t|doesen'?t|dose\s+not|doens'?t)\b",  # common misspellings of "doesn't"
         r"(?:only\s+)?(?:has|have|shows?)\s+(?:only\s+)?(?:the\s+)?gossip\b",
-        r"would\s+not\b",
+        r"(?:would|was|were)\s+not\b",
+        # what is wrong with it: "X has the wrong model", "X respawns way too fast", "X is too
+        # strong", "X takes too long to respawn", "X drops nothing"
+        r"(?:has|have|had|uses?|used|gives?|gave|shows?)\s+(?:the\s+|a\s+|an\s+)?"
+        r"(?:wrong|incorrect)\b",
+        r"(?:is|are|was|were|hits|hit|respawns?|spawns?|attacks?|casts?|moves?|runs?|heals?|"
+        r"deals?)\s+(?:way\s+|much\s+|far\s+)?too\s+(?:fast|slow|often|much|hard|strong|weak|"
+        r"early|late|quickly|frequently|high|low|many|few)\b",
+        r"takes?\s+(?:way\s+|much\s+|far\s+)?too\s+long\b",
+        r"(?:drops?|gives?|rewards?|does)\s+nothing\b",
+        # "X gets bugged out", "X got stuck", "X becomes immune" (issue 29: dev2 raid reports)
+        r"(?:gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bugged|stuck|reset|immune|untargetable|"
+        r"invisible|unattackable)\b",
     ),
     # "X nimmt die Quest nicht an", "X hat kein Fragezeichen", "X bietet mir die Abgabe nicht an"
     "de": (r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",),
@@ -48,6 +60,19 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
     "zh": (r"(?:不|没有|沒有|没|沒|无法|無法)",),
 }
 
+#: After the name: what it should do (so does not): "X should be interruptable", "X is supposed
+#: to despawn", "X sollte ...". Weaker than a failure: an exception ("except X ... X should remain
+#: friendly") or a contrast of the same term wins over it (:mod:`.role_reader`).
+SHOULD_AFTER: dict[str, tuple[str, ...]] = {
+    "en": (r"(?:should|shouldn'?t|(?:is|are|was|were)\s+supposed\s+to|must|needs?\s+to)\b",),
+    "de": (r"(?:sollte|sollten|soll|sollen|müsste|müssten|muss|müssen)\b",),
+    "fr": (r"(?:devrait|devraient|doit|doivent)\b",),
+    "es": (r"(?:debería|deberían|debe|deben)\b",),
+    "pt": (r"(?:deveria|deveriam|deve|devem)\b",),
+    "ru": (r"(?:должен|должна|должно|должны)\b",),
+    "pl": (r"(?:powinien|powinna|powinno|powinny|powinni)\b",),
+}
+
 #: Before the name: the quest cannot be handed in to it or it cannot be talked to ("can't be
 #: turned in at the end-npc X", "unable to close quest with X", "impossible de parler au pnj X",
 #: "нельзя сдать квест X"). Each entry must end where the name starts.
@@ -59,16 +84,38 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"(?:at|to|with)\s+(?:the\s+)?(?:(?:end|quest)[- ]?(?:npc|giver|ender)\s*)?[\"'“]?",
         r"(?:no|missing)\s+(?:quest\s+)?(?:marker|mark|exclamation\s+mark|question\s+mark)\s+"
         r"(?:on|over|above|for)\s+(?:the\s+)?",
+        # "bugged Boss X", "broken npc X": a state word, then the creature's class noun
+        r"(?:bugged|broken|missing|buggy)\s+(?:the\s+)?(?:npc|boss|mob|creature|rare|elite)\s+",
+        # an attempt on it, in a bug report, is what failed: "when I tried to tame X", "I tried
+        # to turn it in to X"
+        r"(?:tried|try|trying|attempted|attempting)\s+to\s+(?:[^\W\d_]+\s+){1,3}?"
+        r"(?:the\s+|a\s+|an\s+)?",
+        # the failing side of a comparison: "works on X but not on Y", "doesn't work on Y"
+        r"(?:but|and)\s+not\s+(?:on|with|for|at|against)\s+(?:the\s+)?",
+        r"(?:doesn'?t|does\s+not|don'?t|do\s+not|isn'?t|not)\s+work(?:s|ing)?\s+"
+        r"(?:on|with|for|at|against)\s+(?:the\s+)?",
+    ),
+    "de": (
+        r"versucht(?:e|en)?,?\s+(?:den\s+|die\s+|das\s+)?",  # "habe versucht, X zu zähmen"
+        r"(?:aber|jedoch|doch)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
+        r"(?:funktioniert|klappt|geht)\s+nicht\s+(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
     ),
     "fr": (
+        r"(?:essayé|essaye|tenté)\s+de\s+(?:[^\W\d_]+\s+){1,2}?(?:le\s+|la\s+|les\s+)?",
+        r"mais\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
+        r"ne\s+(?:marche|fonctionne)\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
         r"(?:au|à|a|avec)\s+(?:la\s+|le\s+)?(?:pnj\s+)?",
     ),
     "es": (
+        r"pero\s+no\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
+        r"no\s+funciona\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
         r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:entregar(?:le)?\s+(?:la\s+)?misión|hablar)\s+"
         r"(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
     ),
     "ru": (
+        r"но\s+не\s+(?:на|с|у)\s+",
+        r"не\s+работает\s+(?:на|с|у)\s+",
         r"(?:не\s+могу|нельзя|невозможно|не\s+получается)\s+(?:сдать|взять|получить)\s+"
         r"(?:квест|задание)\s+(?:у\s+)?(?:нпс\s+|нпц\s+|нип\s+)?",
     ),
@@ -91,6 +138,21 @@ WORKS_AFTER: dict[str, tuple[str, ...]] = {
     "ru": (r"\b(?:работает|работают|нормально|без\s+проблем)",),
     "pl": (r"\b(?:działa|działają|normalnie|bez\s+problem)",),
     "zh": (r"(?:正常|没问题|沒問題)",),
+}
+
+#: Before the name: the working side of a comparison ("the taunt works on X but not on Y",
+#: "funktioniert bei X", "marche sur X"). Each entry must end where the name starts.
+WORKS_BEFORE: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:works?|worked|working)\s+(?:(?:fine|well|correctly|normally|properly)\s+)?"
+        r"(?:on|with|for|at|against)\s+(?:the\s+)?",
+    ),
+    "de": (
+        r"(?:funktioniert|klappt|geht)\s+(?:\w+\s+)?(?:bei|mit|an|auf)\s+(?:dem\s+|der\s+|den\s+)?",
+    ),
+    "fr": (r"(?:marche|fonctionne)\s+(?:bien\s+)?(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",),
+    "es": (r"funciona\s+(?:bien\s+)?(?:con|en|para)\s+(?:el\s+|la\s+)?",),
+    "ru": (r"работает\s+(?:на|с|у)\s+",),
 }
 
 #: Words that, between a name and a :data:`WORKS_AFTER` phrase, make something else the one that
@@ -168,3 +230,192 @@ def alternation(tables: dict[str, tuple[str, ...]] | tuple[str, ...]) -> str:
         else list(tables)
     )
     return "(?:" + "|".join(f"(?:{p})" for p in phrases) + ")"
+
+
+#: After the name, in the same line: a pronoun that is the subject of a failure ("X ... he gets
+#: bugged out", "they dont do any damage", "il ne despawn pas"); what follows the pronoun is read
+#: with the after-name phrases (:data:`MISBEHAVES_AFTER` and the older cues of :mod:`.roles`).
+#: "it" is too often the quest or the fight: it is read only with :data:`IT_FAILS`.
+SUBJECT_PRONOUNS: dict[str, tuple[str, ...]] = {
+    "en": (r"he", r"she", r"they"),
+    "de": (r"er", r"sie"),
+    "fr": (r"il", r"elle", r"ils", r"elles"),
+    "es": (r"él", r"ella", r"ellos"),
+    "pt": (r"ele", r"ela", r"eles"),
+    "ru": (r"он", r"она", r"они"),
+    "pl": (r"ona", r"oni"),
+}
+
+#: "it" as the subject of what only a creature does ("the mob ... it despawns").
+IT_FAILS: tuple[str, ...] = (
+    r"it\s+(?:just\s+|still\s+)?(?:despawns?|despawned|evades?|evaded|resets?|disappears?|"
+    r"disappeared|is\s+(?:still\s+)?(?:missing|despawning|evading|invisible|untargetable|stuck|"
+    r"not\s+(?:attackable|spawning|there))|(?:doesn'?t|does\s+not|won'?t|didn'?t)\s+"
+    r"(?:spawn|respawn|attack|move|aggro|die|show\s+up|appear))\b",
+)
+
+#: After the name, in the same line: a pronoun that is the object of a failed action ("while X is
+#: fighting them you cannot click him", "when you click on him nothing", "je ne peux pas lui
+#: parler", "ich kann ihn nicht anklicken", "не могу его найти").
+OBJECT_FAILS: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:can'?t|cannot|can\s+not|couldn'?t|could\s+not|unable\s+to|not\s+able\s+to|"
+        r"impossible\s+to)\s+(?:even\s+)?(?:click(?:\s+on)?|target|attack|talk\s+to|speak\s+(?:to|with)|"
+        r"interact\s+with|loot|kill|tame|hit|see|find|damage|select|skin)\s+(?:him|her|them)\b",
+        r"(?:click|clicking|clicked|right-click|talk|talking|talked|speak|speaking)\s+"
+        r"(?:on\s+|to\s+|with\s+)?(?:him|her)\b[\s,]*(?:(?:and|but)\s+)?(?:nothing|only\s+says|"
+        r"just\s+says|(?:he|she)\s+(?:only|just)\s+says)",
+    ),
+    "de": (r"(?:ihn|ihm)\s+(?:\w+\s+){0,2}nicht\b",),
+    "fr": (r"(?:impossible\s+de|(?:je|on)\s+ne\s+peu[xt]\s+pas)\s+(?:le|la|les|lui|leur)\s+",),
+    "es": (r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:\w+\s+)?(?:lo|la|le|los|las)\b",),
+    "ru": (r"(?:не\s+могу|нельзя|невозможно)\s+(?:\w+\s+)?(?:его|её|ее|ему|ей|их)\b",),
+}
+
+#: Between two names of the report's own list ("tame X or a Y", "X, Y and Z", "mostly the X,
+#: sometimes the Y too"): a conjunction or separator, then article or frequency words. Any of
+#: them passes a failure said of the first to the second; the "or" ones (the report offers
+#: either as the example of the failure) also pass it back from the second to the first.
+AND_WORDS: tuple[str, ...] = (
+    r",",
+    r"&",
+    r"\+",
+    r"and",
+    r"as\s+well\s+as",
+    r"und",
+    r"sowie",
+    r"et",
+    r"y",
+    r"e",
+    r"i",
+    r"oraz",
+    r"и",
+    r"和",
+    r"及",
+    r"、",
+)
+OR_WORDS: tuple[str, ...] = (
+    r"/",
+    r"or",
+    r"nor",
+    r"oder",
+    r"ou",
+    r"o",
+    r"lub",
+    r"albo",
+    r"или",
+    r"либо",
+    r"或",
+)
+LIST_FILLERS: tuple[str, ...] = (
+    r"the",
+    r"a",
+    r"an",
+    r"also",
+    r"even",
+    r"sometimes",
+    r"often",
+    r"mostly",
+    r"maybe",
+    r"der",
+    r"die",
+    r"das",
+    r"den",
+    r"auch",
+    r"manchmal",
+    r"le",
+    r"la",
+    r"les",
+    r"un",
+    r"une",
+    r"aussi",
+    r"el",
+    r"los",
+    r"las",
+    r"también",
+    r"тоже",
+    r"также",
+)
+
+#: After the last name of a list: a plural verb, so what follows is said of the whole list ("X, Y
+#: and Z are missing", "X und Y fehlen"): the failure passes back over any list word.
+PLURAL_AFTER: tuple[str, ...] = (
+    r"are",
+    r"were",
+    r"aren'?t",
+    r"weren'?t",
+    r"don'?t",
+    r"do\s+not",
+    r"have\s+no",
+    r"both",
+    r"all",
+    r"sind",
+    r"waren",
+    r"fehlen",
+    r"spawnen",
+    r"sont",
+    r"ne\s+sont",
+    r"son",
+    r"no\s+son",
+    r"están",
+    r"no\s+están",
+    r"не\s+\w+ют",
+)
+
+#: Before the name: an exception to what the report says of the others ("all npcs should be
+#: hostile (except X)", "außer X", "sauf X"): X is context unless some mention says it fails.
+EXCEPT_BEFORE: tuple[str, ...] = (
+    r"except(?:\s+for)?",
+    r"excluding",
+    r"apart\s+from",
+    r"other\s+than",
+    r"außer",
+    r"ausser",
+    r"ausgenommen",
+    r"sauf",
+    r"excepté",
+    r"excepto",
+    r"salvo",
+    r"menos",
+    r"exceto",
+    r"кроме",
+    r"oprócz",
+    r"poza",
+    r"除了",
+)
+
+#: After the name: the elliptical verb of a comparison ("the same chance ... that the X do",
+#: "as X does."): X is the model the others are compared with.
+COMPARED_AFTER: tuple[str, ...] = (
+    r"(?:do|does|did|have|has|had|can|could)\s*(?:too|also|as\s+well)?\s*(?:[.!?;,)]|$)",
+)
+
+#: A common noun of one creature between a name and a pronoun ("I killed X and went back to the
+#: quest giver but he ..."): the pronoun may stand for it, so the pronoun window ends there. Only
+#: singular nouns: "while X is fighting the adds you cannot click him" is still about X.
+CREATURE_NOUNS: tuple[str, ...] = (
+    r"npc",
+    r"quest\s*-?giver",
+    r"giver",
+    r"quest\s*-?ender",
+    r"boss",
+    r"mob",
+    r"guard",
+    r"vendor",
+    r"trainer",
+    r"creature",
+    r"innkeeper",
+    r"flight\s*master",
+    r"marshal",
+    r"captain",
+    r"pnj",
+    r"нпс",
+    r"нпц",
+    r"моб",
+    r"босс",
+    r"questgeber",
+    r"händler",
+    r"wache",
+    r"jefe",
+    r"guardia",
+)

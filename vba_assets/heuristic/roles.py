@@ -23,19 +23,24 @@ common ones and a few French, Spanish and Russian ones:
   header ("Dun Garok, Hillsbrad Foothills. ..."); it only becomes the role when X also looks
   zone-like (see :func:`zone_like`).
 
-Issue 29 ("roles follow what is broken") adds three readings, counted apart so that they decide
+Issue 29 ("roles follow what is broken") adds four readings, counted apart so that they decide
 the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
 above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
-"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", :mod:`.broken_cues`),
-``gives`` (what a giver does in Portuguese, Polish, Chinese) and ``contrast`` ("X was fine",
-"e.g. X"); their phrases are the word tables of :mod:`.role_words`.
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "bugged Boss X", "works on
+Y but not on X"; or a pronoun in its sentence does: "X ... he gets bugged out", "you cannot
+click him", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
+``contrast`` ("X was fine", "e.g. X", "works on X but not on Y", "the same ... that the X do.")
+and ``should`` ("X should start the encounter": weaker than a failure); their phrases are the
+word tables of :mod:`.role_words`. These readings also look past a plural ending that the span
+leaves out ("the Death Talon Overseer|s do.").
 
 These cues are what the sentence says about one mention; the role a search finally gets, from the
 cues summed over a term's mentions, the quest relations and the title, is :mod:`.role_reader`.
 
 What it cannot do: it does not parse sentences. A cue in another clause of the same line can be
-attributed to the wrong name; pronouns ("I talked to him") are not resolved; irony, questions
-and hypotheticals read like statements.
+attributed to the wrong name; a pronoun is read only in the mention's sentence (or a next one
+that opens with it) and before another capitalized name, without number or gender agreement, so
+"X ... he" may stand for an unnamed NPC; irony, questions and hypotheticals read like statements.
 """
 
 import re
@@ -44,7 +49,9 @@ from dataclasses import dataclass
 from vba_assets.heuristic.broken_cues import (
     fails_after,
     fails_before,
+    fails_through_pronoun,
     past_link,
+    should_after,
     works_or_example,
 )
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
@@ -98,6 +105,8 @@ _AFFECTED_AFTER = [
         r"buggt|introuvable|absent|absente|ne )"
     ),
 ]
+#: The ending of a plural right after a span that stops at the singular ("Overseer|s do.").
+_PLURAL_TAIL = re.compile(r"^e?s(?=[\s.,;:!?)\]]|$)")
 _NOT_FUNCTION = (
     r"(?!(?:for|in|on|at|from|of|to|and|or|the|my|a|an|this|that|with|during|after|before|"
     r"while)\b)"
@@ -197,6 +206,7 @@ class RoleCues:
     broken: int = 0  # mentions that say the creature itself fails, beyond ``affected``
     gives: int = 0  # mentions that say it hands out a quest, beyond ``quest_giver``
     contrast: int = 0  # mentions that say it works, or give it as an example
+    should: int = 0  # mentions that say what it should do (a weaker failure)
 
     def __add__(self, other: "RoleCues") -> "RoleCues":
         return RoleCues(
@@ -206,11 +216,12 @@ class RoleCues:
             self.broken + other.broken,
             self.gives + other.gives,
             self.contrast + other.contrast,
+            self.should + other.should,
         )
 
     def without_giver(self) -> "RoleCues":
         """These cues without the quest-giver ones (a plural mention is never a giver)."""
-        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast)
+        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast, self.should)
 
     @property
     def fails(self) -> bool:
@@ -304,15 +315,26 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or (bool(_FOR_POSSESSIVE.search(before)) and after.startswith(("'s", "s ")))
     )
     location = in_place and not affected and not giver
+    # the issue-29 readings also read past a plural's ending that the span leaves out
+    # ("the Death Talon Overseer|s do."), the older cues stay as they were
+    beyond = _PLURAL_TAIL.sub("", beyond, count=1)
     broken = not affected and (
         fails_before(before)
         or (not in_place and fails_after(beyond, _AFFECTED_AFTER))
         or fails_after(past_link(prose, end), _AFFECTED_AFTER)
+        or (not in_place and fails_through_pronoun(prose, end, _AFFECTED_AFTER))
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
+    should = not affected and not broken and not contrast and not in_place and should_after(beyond)
     return RoleCues(
-        int(affected), int(giver), int(location), int(broken), int(gives), int(contrast)
+        int(affected),
+        int(giver),
+        int(location),
+        int(broken),
+        int(gives),
+        int(contrast),
+        int(should),
     )
 
 
