@@ -81,10 +81,12 @@ def zone_fact(
     tied: Sequence[int],
     term: str,
     data: Mapping[int | str, Any] | None = None,
+    names: Sequence[str] = (),
 ) -> str | None:
     """None when the span names the zone of zone-marker row ``tiebreak.zone_row``, which is the
     selected entity's, no other identity of ``tied`` has markers in a zone of that name, and every
-    other one is placed elsewhere (:func:`unplaced`; ``data``: their data columns)."""
+    other one is placed elsewhere (:func:`unplaced`; ``data``: their data columns). A zone named
+    as the searched ``term`` or one of the tied ``names`` names no zone apart."""
     if zones is None:
         return "this search's capture holds no zone markers"
     if zones.truncated:
@@ -99,7 +101,7 @@ def zone_fact(
         return f"zone {row.zone_id} of row {index} has no name"
     if _key(tiebreak.span.quote) != _key(row.name):
         return f"the span {tiebreak.span.quote!r} is not the zone name {row.name!r}"
-    if _key(row.name) == _key(term):
+    if _key(row.name) in {_key(name) for name in (term, *names)}:
         return "the zone name is the searched name itself, which names no zone apart"
     others = sorted(str(i) for i in zone_holders(zones, row.name) & set(tied) if i != selected)
     if others:
