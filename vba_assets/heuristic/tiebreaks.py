@@ -325,11 +325,27 @@ def view_name_ties(search: SearchView, chosen: CandidateView) -> tuple[list[int]
     return tied, list(names.values())
 
 
+#: A trailing parenthesized part of a name: ``Kel'Thuzad (1)`` is a numbered script copy of
+#: ``Kel'Thuzad``.
+_COPY_SUFFIX = re.compile(r"\s*\([^()]{0,20}\)\s*$")
+
+
+def _numbered_copy(candidate: CandidateView, shared: set[str]) -> bool:
+    """Whether every name of ``candidate`` is one of the ``shared`` names with a parenthesized
+    suffix (a script copy of the same creature, which is no other name the report could mean)."""
+    return all(
+        _COPY_SUFFIX.search(name) is not None
+        and normalize_for_match(_COPY_SUFFIX.sub("", name)) in shared
+        for name in (candidate.name, *candidate.other_names)
+    )
+
+
 def spelling_group(search: SearchView) -> CandidateView | None:
     """Protocol v6: a candidate of the one name that the report's words are a near spelling or
     whole-word beginning of (the ranking of
     :func:`~vba_assets.heuristic.candidate_names.closest_spelling`), when that name is carried by
-    several identities and every other entity is clearly behind; None otherwise. The caller
+    several identities and every other entity is clearly behind (a numbered copy of that name,
+    ``Kel'Thuzad (1)``, is no other entity); None otherwise. The caller
     breaks the tie inside that same-name group by a grounded fact, or stays ambiguous."""
     best: dict[int | str, tuple[float, CandidateView]] = {}
     for candidate in search.candidates:
@@ -348,10 +364,15 @@ def spelling_group(search: SearchView) -> CandidateView | None:
     top_score, top = max(best.values(), key=lambda item: item[0])
     if top_score < MIN_SPELLING:
         return None
-    tied, _ = view_name_ties(search, top)
+    tied, names = view_name_ties(search, top)
     if not tied:
         return None
-    rest = [score for identity, (score, _) in best.items() if identity not in tied]
+    shared = {normalize_for_match(name) for name in names}
+    rest = [
+        score
+        for identity, (score, candidate) in best.items()
+        if identity not in tied and not _numbered_copy(candidate, shared)
+    ]
     if rest and top_score - max(rest) < SPELLING_MARGIN:
         return None
     return top
