@@ -26,6 +26,12 @@ decides when such a statement is a **grounded fact** that tells exactly one of t
 The same facts break a tie inside the exact-name capture that completes a truncated search: that
 capture records its own quest relations and zone markers (:func:`exact_tie_member`).
 
+The tie need not be of the term: a short or partial term ("Hearthsinger", the planner's
+"el'thuzad" of "Khel'thuzad") finds several rows of one full name. A complete capture records the
+facts of every same-name group it holds (:func:`capture_ties`), and a selection of a candidate whose
+name other candidates of the search share is checked against the others of that name
+(:func:`name_ties`), whatever the term; a candidate with a unique name is unaffected.
+
 Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
 ambiguous. What it cannot do: levels are not compared (reporters state their own level as often as a creature's).
 

@@ -1,7 +1,8 @@
 """Grounded zone tie-breaks (protocol v6, issue 29 item 4; ARCHITECTURE 15). Pure.
 
 A report often says where a same-name creature is: "[Black Temple] Illidan", "Kel'Thuzad in
-Naxxramas". When several captured entities carry exactly the searched name, the capture records
+Naxxramas". When several captured entities share a name (the searched name, or the full name a
+short term finds: :func:`~vba_assets.domain.resolution.tiebreaks.capture_ties`), the capture records
 the zones they have spawn markers in with every name of each zone
 (``CaptureArtifact.zone_markers``: one literal parameterized query over the allowlisted
 ``creature_spawn_markers`` and ``zone_names``), so a replay without the database re-derives the
