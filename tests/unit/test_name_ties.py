@@ -27,7 +27,8 @@ from vba_assets.domain.resolution.models import (
     ResolutionPlanOutput,
 )
 from vba_assets.domain.resolution.rules import readable_sources, validate_assessment
-from vba_assets.domain.resolution.tiebreaks import capture_ties, relation_capture_findings
+from vba_assets.domain.resolution.same_names import capture_ties
+from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.errors import ErrorCode
 from vba_assets.heuristic.candidate_names import helper_patterns
