@@ -2,6 +2,8 @@
 reports, the packaged name index; each test asserts what the plan searches (quality: every
 report fails on the planner before this change), and that ordinary words stay unsearched."""
 
+from collections.abc import Mapping
+
 from tests.unit.test_heuristic_planning import Reports, by_term, plan_for, reports
 from vba_assets.heuristic.misspellings import short_form_term
 from vba_assets.heuristic.name_index import NameIndex
@@ -13,7 +15,7 @@ from vba_assets.heuristic.terms import Term
 __all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
 
 
-def _covering(plan: dict[str, object], surface: str) -> list[str]:
+def _covering(plan: Mapping[str, object], surface: str) -> list[str]:
     """The searched terms that are a literal part of ``surface`` (case-insensitive)."""
     return [term for term in plan if term.casefold() in surface.casefold()]
 
