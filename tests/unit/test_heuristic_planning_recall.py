@@ -109,3 +109,40 @@ def test_a_short_form_is_matched_only_to_a_bosss_rare_name_word(names: NameIndex
     assert found is not None and found.misspelling is not None
     assert names.boss(found.misspelling.identity)
     assert short_form_term(term("Illidan"), names) is None  # written exactly: no misspelling
+
+
+def test_a_misspelled_lower_case_phrase_is_searched_by_a_literal_part(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "yogg saron" (Yogg-Saron without its hyphen) and "defias tower patroler" (one letter
+    short) are lower-case phrases no span held: two uncommon words make them worth a lookup,
+    and each is searched by a literal part the catalog name holds."""
+    case = reports.text(
+        "RECALL-PHRASE",
+        "Ulduar bugs",
+        "walking under the brain room, yogg saron does not engage.\n"
+        "i killed the defias tower patroler and it dropped a junkbox.",
+    )
+    plan = by_term(plan_for(case, names, max_searches=4))
+    saron = _covering(plan, "yogg saron")
+    assert saron and "yogg-saron".find(saron[0].casefold()) >= 0, plan
+    patrol = _covering(plan, "defias tower patroler")
+    assert patrol and "defias tower patroller".find(patrol[0].casefold()) >= 0, plan
+    assert [m.quote for m in plan[patrol[0]].mentions] == ["defias tower patroler"]
+
+
+def test_a_lower_case_phrase_of_common_words_is_not_looked_up(
+    reports: Reports, names: NameIndex
+) -> None:
+    """Lower-case phrases of common words ("the tower guard") are no misspelled names, and a
+    phrase holding a word the report also names exactly ("de sindragosa") is not looked up
+    again: only Sindragosa is searched."""
+    case = reports.text(
+        "RECALL-PHRASE-COMMON",
+        "Sindragosa P2",
+        "Sur la p2 de Sindragosa, l'aura de givre de sindragosa ne marche pas. "
+        "The tower guard walks away.",
+    )
+    plan = by_term(plan_for(case, names, max_searches=12))
+    assert all("sindragosa" in term.casefold() for term in plan), plan
+    assert len(plan) == 1, plan

@@ -39,9 +39,11 @@ from vba_assets.heuristic.literal_terms import common_stretches
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.name_index_words import name_words
 from vba_assets.heuristic.rare_words import (
+    MAX_PHRASE_LOOKUPS,
     MAX_WORD_CHECKS,
     MAX_WORD_LOOKUPS,
     last_word,
+    rare_phrases,
     rare_words,
 )
 from vba_assets.heuristic.roles import zone_like
@@ -261,6 +263,17 @@ def misspellings(
             _add(found, narrowed)
     kept_keys = {term.key for term in kept if not term.finds_nothing}
     searched = [span for term in found for span in term.spans]
+    looked = 0
+    for term in rare_phrases(grouped, sources, facts):
+        if looked >= MAX_PHRASE_LOOKUPS:
+            break
+        if any(_covered(span, [*taken, *searched]) for span in term.spans):
+            continue
+        looked += 1
+        narrowed = misspelled_term(term, index)
+        if narrowed is not None:
+            _add(found, narrowed)
+            searched.extend(term.spans)
     looked = checked = 0
     for term in rare_words(grouped, kept_keys, sources, facts):
         if looked >= MAX_WORD_LOOKUPS or checked >= MAX_WORD_CHECKS:

@@ -9,13 +9,16 @@ is worth a lookup only when it is rare (:func:`rare`): at least :data:`MIN_RARE_
 no stopword, game term or zone word, and no common word of English or the report's language
 (:func:`~.common_words.common_word`, word frequencies: "teleports", "nothing" are common).
 
-What it cannot do: a misspelled name of several lower-case words ("yogg saron", "defias tower
-patroler") is not looked up as a whole, and a rare word that is an ordinary word's typo
+Lower-case phrases of two or three words, two of them uncommon, are looked up whole first
+(:func:`rare_phrases`: "yogg saron", "defias tower patroler").
+
+What it cannot do: a name whose literal parts are all shorter than four letters ("zul jin" for
+Zul'jin) is found but cannot be searched, and a rare word that is an ordinary word's typo
 ("droping") is looked up like a name (the misspelling rules then decide).
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from vba_assets.domain.text_budget import check_budget
@@ -23,7 +26,7 @@ from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.intervals import Containment
 from vba_assets.heuristic.lexicon import is_game_term, is_stopword
 from vba_assets.heuristic.roles import zone_like
-from vba_assets.heuristic.spans import SourceText, Span
+from vba_assets.heuristic.spans import SourceText, Span, Token
 from vba_assets.heuristic.terms import ReportFacts, Term
 
 #: Shortest word looked up, in letters.
@@ -126,3 +129,81 @@ def rare_words(
             )
             terms[key] = Term(key, [span])
     return sorted(terms.values(), key=lambda t: t.first)
+
+
+#: Most lower-case phrases of one report looked up whole (:func:`rare_phrases`).
+MAX_PHRASE_LOOKUPS = 6
+#: Shortest word of a phrase that counts as uncommon, in letters ("zul", "jin").
+MIN_PHRASE_WORD_LETTERS = 3
+
+
+def _uncommon(text: str, language: str) -> bool:
+    return (
+        len(text) >= MIN_PHRASE_WORD_LETTERS
+        and text.isalpha()
+        and not is_stopword(text)
+        and not common_word(text, "en")
+        and not common_word(text, language)
+    )
+
+
+def _lower_runs(
+    source: SourceText, inside: Callable[[int, int], bool], grouped_keys: set[str]
+) -> list[list[Token]]:
+    """The runs of lower-case words of ``source`` one blank apart on one line, outside the
+    grouped spans (``inside``), none a grouped term's word as written ("sindragosa"), not
+    enclosed, without digits."""
+    runs: list[list[Token]] = []
+    current: list[Token] = []
+    for token in source.tokens:
+        text = token.text
+        usable = (
+            token.cased
+            and text == text.lower()
+            and not token.enclosed
+            and not token.has_digit
+            and text.casefold() not in grouped_keys
+            and not inside(token.start, token.end)
+        )
+        if not usable:
+            current = []
+            continue
+        if current and source.text[current[-1].end : token.start] != " ":
+            current = []
+        if not current:
+            runs.append(current)
+        current.append(token)
+    return [run for run in runs if len(run) > 1]
+
+
+def rare_phrases(
+    grouped: Sequence[Term], sources: Sequence[SourceText], facts: ReportFacts
+) -> list[Term]:
+    """Lower-case phrases of two or three words one blank apart that :func:`misspellings`
+    looks up whole ("yogg saron" for Yogg-Saron, "defias tower patroler"), in text order, the
+    longer first at one start: at least two of their words uncommon (:func:`_uncommon`: no
+    stopword and no common word of English or the report's language), the first and the last
+    word no stopword, outside the grouped terms' spans and without their words; each phrase
+    once."""
+    by_source: dict[str, list[tuple[int, int, int]]] = {}
+    for span in (span for term in grouped for span in term.spans):
+        by_source.setdefault(span.source, []).append((span.start, span.end, span.extent))
+    grouped_keys = {term.key for term in grouped}
+    terms: dict[str, Term] = {}
+    for source in sources:
+        check_budget()
+        inside = Containment(by_source.get(source.alias, [])).inside
+        for run in _lower_runs(source, inside, grouped_keys):
+            uncommon = [_uncommon(token.text, facts.language) for token in run]
+            for first in range(len(run)):
+                for width in (3, 2):
+                    last = first + width - 1
+                    if last >= len(run) or sum(uncommon[first : last + 1]) < 2:
+                        continue
+                    if is_stopword(run[first].text) or is_stopword(run[last].text):
+                        continue
+                    start, end = run[first].start, run[last].end
+                    text = source.text[start:end]
+                    span = Span(source.alias, source.order, start, end, text, "run", width)
+                    terms.setdefault(text.casefold(), Term(text.casefold(), [span]))
+    return list(terms.values())
