@@ -146,3 +146,17 @@ def test_a_lower_case_phrase_of_common_words_is_not_looked_up(
     plan = by_term(plan_for(case, names, max_searches=12))
     assert all("sindragosa" in term.casefold() for term in plan), plan
     assert len(plan) == 1, plan
+
+
+def test_the_name_words_are_kept_and_read_back_the_same(names: NameIndex) -> None:
+    """Plumbing: the name words go through their kept document unchanged (a later process reads
+    them instead of building them), under a name the store's pruning keeps."""
+    from vba_assets.heuristic import name_index_words
+    from vba_assets.heuristic.gazetteer import is_current_kept_name
+
+    words = name_words(names)
+    kept = name_index_words._KEPT
+    again = kept.decode(kept.encode(words))
+    assert dict(again.entities) == dict(words.entities)
+    assert again.closest("ilidan", 78.0) == words.closest("ilidan", 78.0)
+    assert is_current_kept_name(name_index_words.NAME_WORDS_KEPT_NAME)
