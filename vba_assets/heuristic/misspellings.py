@@ -80,6 +80,8 @@ def misspelled_term(term: Term, index: NameIndex, boss: bool = False) -> Term | 
     written = term.text
     if _letters(written) < MIN_PART + 1 or term.exact:
         return None
+    if boss and not name_words(index).near_boss(written, MIN_SHORT_SCORE):
+        return None  # no boss's name or name word is close: nothing a lookup could accept
     found = index.closest(written, MIN_SHORT_SCORE, limit=6)
     if not found:
         return short_form_term(term, index)
@@ -275,13 +277,14 @@ def misspellings(
             _add(found, narrowed)
             searched.extend(term.spans)
     looked = checked = 0
+    words = name_words(index)
     for term in rare_words(grouped, kept_keys, sources, facts):
         if looked >= MAX_WORD_LOOKUPS or checked >= MAX_WORD_CHECKS:
             break
         if any(_covered(span, [*taken, *searched]) for span in term.spans):
             continue
         checked += 1
-        if index.containing_count(term.text, 0):
+        if words.holds(term.text):
             continue  # a word of some name as written ("Durotar" of "Durotar Tiger")
         looked += 1
         narrowed = misspelled_term(term, index, boss=True)
