@@ -160,3 +160,21 @@ def test_the_name_words_are_kept_and_read_back_the_same(names: NameIndex) -> Non
     assert dict(again.entities) == dict(words.entities)
     assert again.closest("ilidan", 78.0) == words.closest("ilidan", 78.0)
     assert is_current_kept_name(name_index_words.NAME_WORDS_KEPT_NAME)
+
+
+def test_a_bosss_short_form_in_lower_case_is_searched_as_written(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "vezax" in lower case is no span and no misspelling: it is a word of General Vezax's
+    name, in no word list, and most entities whose names hold it are bosses, so it is searched
+    as written. "debuff" is also a word of bosses' names, but of test creatures' ("QA Test Dummy
+    73 Raid Debuff"), and a word of English: not searched."""
+    case = reports.text(
+        "RECALL-BOSS-WORD",
+        "Ulduar",
+        "we could not get past vezax tonight, the debuff stays after the wipe.",
+    )
+    plan = by_term(plan_for(case, names, max_searches=4))
+    assert "vezax" in plan, plan
+    assert [m.quote for m in plan["vezax"].mentions] == ["vezax"]
+    assert "debuff" not in plan, plan

@@ -28,6 +28,7 @@ and :func:`sharpened` searches an inflected name that too many names contain by 
 shares with the closest name.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -35,6 +36,7 @@ from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.heuristic.admission import common_noun
+from vba_assets.heuristic.common_words import unknown_word
 from vba_assets.heuristic.literal_terms import common_stretches
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.name_index_words import name_words
@@ -136,6 +138,38 @@ def short_form_term(term: Term, index: NameIndex) -> Term | None:
     chosen = min(identities, key=lambda i: (not index.boss(i), len(index.names_of(i)[0].name), i))
     name = index.names_of(chosen)[0].name
     return _narrowed(term, part, name, chosen, best_score, primary=True)
+
+
+#: A rare word written exactly is a boss's short form when the names of at most this many
+#: entities hold it (a contains search for it then captures them all) ...
+MAX_BOSS_WORD_ENTITIES = 8
+#: ... and at least this share of them are bosses (as :meth:`.Gazetteer.mostly_bosses`).
+MIN_BOSS_WORD_SHARE = 1 / 3
+
+
+def _technical(name: str) -> bool:
+    """A name with a digit outside a trailing "(n)": a test or technical creature's."""
+    return any(char.isdigit() for char in re.sub(r"\s*\(\d+\)$", "", name))
+
+
+def boss_word_term(term: Term, index: NameIndex, language: str = "en") -> Term | None:
+    """A rare word written exactly as a word of a boss's name, in lower case or only at a
+    sentence start ("kill vezax" for General Vezax), searched as written; None when the names of
+    more than :data:`MAX_BOSS_WORD_ENTITIES` entities hold it, too few of them are bosses (a
+    name with digits besides a trailing "(1)" is a test creature's, "QA Test Dummy 73 Raid
+    Debuff", and counts as none), or it is a word of English or ``language``'s small word lists
+    (:func:`~.common_words.unknown_word`)."""
+    if not unknown_word(term.text, language):
+        return None
+    identities = name_words(index).entities.get(normalize_for_match(term.text), ())
+    if not identities or len(identities) > MAX_BOSS_WORD_ENTITIES:
+        return None
+    bosses = [i for i in identities if index.boss(i) and not _technical(index.names_of(i)[0].name)]
+    if len(bosses) < MIN_BOSS_WORD_SHARE * len(identities):
+        return None
+    chosen = min(bosses, key=lambda i: (len(index.names_of(i)[0].name), i))
+    misspelling = Misspelling(index.names_of(chosen)[0].name, chosen, 100.0, "name")
+    return Term(term.key, list(term.spans), cues=term.cues, misspelling=misspelling)
 
 
 def _narrowed(
@@ -284,8 +318,13 @@ def misspellings(
         if any(_covered(span, [*taken, *searched]) for span in term.spans):
             continue
         checked += 1
-        if words.holds(term.text):
-            continue  # a word of some name as written ("Durotar" of "Durotar Tiger")
+        if words.holds(term.text):  # a word of some name as written: no misspelling
+            short = boss_word_term(
+                term, index, facts.language
+            )  # "kill vezax"; not "Durotar" of "Durotar Tiger"
+            if short is not None:
+                _add(found, short)
+            continue
         looked += 1
         narrowed = misspelled_term(term, index, boss=True)
         if narrowed is not None:
