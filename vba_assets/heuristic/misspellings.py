@@ -23,9 +23,16 @@ not found; a transposed first letter leaves only the rest of the name to search;
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
 
 The planner asks this module twice: :func:`misspellings` picks the mentions worth a lookup (the
-capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`),
-and :func:`sharpened` searches an inflected name that too many names contain by the rarer part it
-shares with the closest name.
+capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`;
+then the rare lower-case phrases, single words and last words of runs of :mod:`.rare_words`, only
+for bosses where one word is all there is), and :func:`sharpened` searches an inflected name
+that too many names contain by the rarer part it shares with the closest name.
+
+A single word close to no whole name may be a misspelled short form of a longer one: it is
+compared with the rare words of primary names (:func:`short_form_term`, :mod:`.name_index_words`:
+"Kaelthas" ~ "kael'thas", searched by "Kael"; "ilidan" ~ "illidan", by "lidan"), a boss's only.
+A rare word written exactly as a word of a boss's name ("vezax") is searched as written
+(:func:`boss_word_term`).
 """
 
 import re
@@ -300,8 +307,8 @@ def misspellings(
     kept_keys = {term.key for term in kept if not term.finds_nothing}
     searched = [span for term in found for span in term.spans]
     looked = 0
-    for term in rare_phrases(grouped, sources, facts):
-        if looked >= MAX_PHRASE_LOOKUPS:
+    for checked, term in enumerate(rare_phrases(grouped, sources, facts)):
+        if looked >= MAX_PHRASE_LOOKUPS or checked >= MAX_WORD_CHECKS:
             break
         if any(_covered(span, [*taken, *searched]) for span in term.spans):
             continue
@@ -315,9 +322,9 @@ def misspellings(
     for term in rare_words(grouped, kept_keys, sources, facts):
         if looked >= MAX_WORD_LOOKUPS or checked >= MAX_WORD_CHECKS:
             break
+        checked += 1
         if any(_covered(span, [*taken, *searched]) for span in term.spans):
             continue
-        checked += 1
         if words.holds(term.text):  # a word of some name as written: no misspelling
             short = boss_word_term(
                 term, index, facts.language
