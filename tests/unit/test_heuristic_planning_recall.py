@@ -178,3 +178,25 @@ def test_a_bosss_short_form_in_lower_case_is_searched_as_written(
     assert "vezax" in plan, plan
     assert [m.quote for m in plan["vezax"].mentions] == ["vezax"]
     assert "debuff" not in plan, plan
+
+
+def test_lower_case_words_of_a_language_without_word_lists_are_not_looked_up(
+    reports: Reports, names: NameIndex
+) -> None:
+    """In a language the word lists do not hold (Polish), every word would look rare: the
+    lower-case passes are off there (known_language), so "staghelm" of a Cataclysm boss the
+    catalog lacks is not searched as Fandral Staghelm; the same words in English are."""
+    polish = reports.text(
+        "RECALL-POLISH",
+        "Majordomo",
+        "Przedostatni boss majordomo staghelm resetuje sie tzn znika i pojawia sie jak by był "
+        "wipe po zmianie z kota w skorpiona kiedy powinny wejsc seedy",
+    )
+    assert "staghelm" not in by_term(plan_for(polish, names, max_searches=4))
+    english = reports.text(
+        "RECALL-ENGLISH",
+        "Majordomo",
+        "The second to last boss majordomo staghelm resets, he disappears and comes back as if "
+        "we wiped when he changes from cat to scorpion form.",
+    )
+    assert "staghelm" in by_term(plan_for(english, names, max_searches=4))
