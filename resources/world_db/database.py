@@ -63,7 +63,7 @@ and the reflected schema behind the snapshot binding are :class:`WorldDatabase`'
 """
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Literal
 
@@ -283,57 +283,64 @@ class WorldDatabase(WorldConnection):
         """The quests ``identities`` start or end, with every title (grounded tie-breaks,
         protocol v6; :mod:`resources.world_db.relations`); None when the relation and quest
         tables are not all allowlisted."""
-        validate_limit(limit)
-        wanted = sorted({int(identity) for identity in identities})
-        if not wanted:
+        found = self._identity_facts("quest_relations", relation_statement, identities, limit)
+        if found is None:
             return None
-        with self._guard("quest_relations"):
-            schema = self._schema()
-            statement = relation_statement(schema.tables)
-            if statement is None:
-                return None
-            records, sql_text, sent, _ = self._execute_recorded(
-                statement, {"identities": wanted, "row_limit": limit + 1}
-            )
-        truncated = len(records) > limit
+        records, sql_text, sent, binding, truncated = found
         return RelationResult(
-            identities=list(wanted),
+            identities=sorted({int(identity) for identity in identities}),
             sql=sql_text,
             parameters=sent,
-            snapshot=schema.binding,
+            snapshot=binding,
             row_limit=limit,
             truncated=truncated,
             rows=[to_relation_row(record) for record in records[:limit]],
-            coverage_notes=relation_coverage_notes(schema.binding, limit, truncated),
+            coverage_notes=relation_coverage_notes(binding, limit, truncated),
         )
 
     def zone_markers(self, identities: Sequence[int], limit: int) -> ZoneResult | None:
         """The zones ``identities`` have spawn markers in, with every zone name (grounded zone
         tie-breaks, protocol v6; :mod:`resources.world_db.zones`); None when the marker and zone
         name tables are not both allowlisted."""
+        found = self._identity_facts("zone_markers", zone_statement, identities, limit)
+        if found is None:
+            return None
+        records, sql_text, sent, binding, truncated = found
+        return ZoneResult(
+            identities=sorted({int(identity) for identity in identities}),
+            sql=sql_text,
+            parameters=sent,
+            snapshot=binding,
+            row_limit=limit,
+            truncated=truncated,
+            rows=[to_zone_row(record) for record in records[:limit]],
+            coverage_notes=zone_coverage_notes(binding, limit, truncated),
+        )
+
+    def _identity_facts(
+        self,
+        operation: str,
+        statement_for: Callable[[Any], Any],
+        identities: Sequence[int],
+        limit: int,
+    ) -> tuple[Sequence[Any], str, dict[str, Any], Any, bool] | None:
+        """One literal, parameterized query keyed by ``identities`` (at most ``limit`` rows, one
+        more fetched to tell truncation): its records, SQL text, parameters as sent, snapshot
+        binding and whether it was truncated; None without identities or when ``statement_for``
+        finds its tables not allowlisted."""
         validate_limit(limit)
         wanted = sorted({int(identity) for identity in identities})
         if not wanted:
             return None
-        with self._guard("zone_markers"):
+        with self._guard(operation):
             schema = self._schema()
-            statement = zone_statement(schema.tables)
+            statement = statement_for(schema.tables)
             if statement is None:
                 return None
             records, sql_text, sent, _ = self._execute_recorded(
                 statement, {"identities": wanted, "row_limit": limit + 1}
             )
-        truncated = len(records) > limit
-        return ZoneResult(
-            identities=list(wanted),
-            sql=sql_text,
-            parameters=sent,
-            snapshot=schema.binding,
-            row_limit=limit,
-            truncated=truncated,
-            rows=[to_zone_row(record) for record in records[:limit]],
-            coverage_notes=zone_coverage_notes(schema.binding, limit, truncated),
-        )
+        return records, sql_text, sent, schema.binding, len(records) > limit
 
     def describe(self) -> dict[str, Any]:
         """Backend, database, server version, each catalog's name-column collation; no secrets."""

@@ -49,6 +49,7 @@ from vba_assets.heuristic.name_index import (
     NameIndex,
     words_of,
 )
+from vba_assets.heuristic.name_index_words import NAME_WORDS_KEPT_NAME
 from vba_assets.heuristic.spans import (
     SourceText,
     Span,
@@ -258,7 +259,7 @@ def is_current_kept_name(name: str) -> bool:
     """Whether this code keeps a structure derived from a name index under ``name`` (for any
     language and any configured catalogs): one kept under another name was kept by another
     version of the rules or layouts, and no process of this code reads it again."""
-    if name in (SCAN_KEPT_NAME, ACCENTS_KEPT_NAME):
+    if name in (SCAN_KEPT_NAME, ACCENTS_KEPT_NAME, NAME_WORDS_KEPT_NAME):
         return True
     pattern = re.escape(_inflection_kept_name("LANG", "CATALOGS"))
     pattern = pattern.replace("LANG", "[a-z]+").replace("CATALOGS", "[0-9a-f]{12}")

@@ -23,11 +23,19 @@ not found; a transposed first letter leaves only the rest of the name to search;
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
 
 The planner asks this module twice: :func:`misspellings` picks the mentions worth a lookup (the
-capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`),
-and :func:`sharpened` searches an inflected name that too many names contain by the rarer part it
-shares with the closest name.
+capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`;
+then the rare lower-case phrases, single words and last words of runs of :mod:`.rare_words`, only
+for bosses where one word is all there is), and :func:`sharpened` searches an inflected name
+that too many names contain by the rarer part it shares with the closest name.
+
+A single word close to no whole name may be a misspelled short form of a longer one: it is
+compared with the rare words of primary names (:func:`short_form_term`, :mod:`.name_index_words`:
+"Kaelthas" ~ "kael'thas", searched by "Kael"; "ilidan" ~ "illidan", by "lidan"), a boss's only.
+A rare word written exactly as a word of a boss's name ("vezax") is searched as written
+(:func:`boss_word_term`).
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -35,8 +43,18 @@ from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.heuristic.admission import common_noun
+from vba_assets.heuristic.common_words import unknown_word
 from vba_assets.heuristic.literal_terms import common_stretches
 from vba_assets.heuristic.name_index import NameIndex
+from vba_assets.heuristic.name_index_words import name_words
+from vba_assets.heuristic.rare_words import (
+    MAX_PHRASE_LOOKUPS,
+    MAX_WORD_CHECKS,
+    MAX_WORD_LOOKUPS,
+    last_word,
+    rare_phrases,
+    rare_words,
+)
 from vba_assets.heuristic.roles import zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Misspelling, ReportFacts, Term
@@ -64,28 +82,106 @@ def _lower(text: str) -> str:
     return "".join(low if len(low := char.lower()) == 1 else char for char in text)
 
 
-def misspelled_term(term: Term, index: NameIndex) -> Term | None:
-    """The sub-span term of a misspelled mention, or None (see the module docstring)."""
+def misspelled_term(term: Term, index: NameIndex, boss: bool = False) -> Term | None:
+    """The sub-span term of a misspelled mention, or None (see the module docstring): by the
+    closest whole name, else, for one word, by the closest rare word of a name
+    (:func:`short_form_term`); with ``boss``, only when the named entities include a boss."""
     written = term.text
     if _letters(written) < MIN_PART + 1 or term.exact:
         return None
+    if boss and not name_words(index).near_boss(written, MIN_SHORT_SCORE):
+        return None  # no boss's name or name word is close: nothing a lookup could accept
     found = index.closest(written, MIN_SHORT_SCORE, limit=6)
     if not found:
-        return None
+        return short_form_term(term, index)
     best_name, best_score = found[0]
     one_edit = Levenshtein.distance(normalize_for_match(written), best_name) <= 1
     if best_score < MIN_SCORE and not one_edit:
-        return None  # a short name is close when one letter differs ("Hoggar" of "Hogger")
+        return short_form_term(term, index)  # a short name is close when one letter differs
     entries = index.by_name[best_name]
     identities = {entry.identity for entry in entries}
     rival = next((score for name, score in found[1:] if _others(index, name, identities)), None)
     if rival is not None and best_score - rival < MIN_MARGIN:
         return None
+    if boss and not any(index.boss(identity) for identity in identities):
+        return None
     primary = next((e for e in entries if e.primary), None)
     part = best_part(written, best_name, identities, index, primary is not None)
     if part is None:
-        return None
+        return short_form_term(term, index)
     chosen = primary or entries[0]
+    return _narrowed(term, part, chosen.name, chosen.identity, best_score, chosen.primary)
+
+
+def short_form_term(term: Term, index: NameIndex) -> Term | None:
+    """The sub-span term of one misspelled word of a longer name ("Kaelthas" of Kael'thas
+    Sunstrider, searched by "Kael"; "ilidan" of Illidan Stormrage by "lidan"), or None: the
+    closest rare word of a primary name (:mod:`.name_index_words`, the same score, one-edit and
+    margin rules as a whole name, the word's entities as the named ones), searched by the
+    part :func:`best_part` picks. A word written exactly is no misspelling (None)."""
+    written = term.text
+    if len(term.words) != 1:
+        return None
+    words = name_words(index)
+    found = words.closest(written, MIN_SHORT_SCORE, limit=6)
+    if not found:
+        return None
+    best_word, best_score = found[0]
+    normalized = normalize_for_match(written)
+    if normalized == best_word:
+        return None
+    one_edit = Levenshtein.distance(normalized, best_word) <= 1
+    if best_score < MIN_SCORE and not one_edit:
+        return None
+    identities = set(words.entities[best_word])
+    if not any(index.boss(identity) for identity in identities):
+        return None  # a boss's short form, as :func:`~.admission.boss_short_form` reads it
+    rival = next((s for w, s in found[1:] if not identities.issuperset(words.entities[w])), None)
+    if rival is not None and best_score - rival < MIN_MARGIN:
+        return None
+    part = best_part(written, best_word, identities, index)
+    if part is None:
+        return None
+    chosen = min(identities, key=lambda i: (not index.boss(i), len(index.names_of(i)[0].name), i))
+    name = index.names_of(chosen)[0].name
+    return _narrowed(term, part, name, chosen, best_score, primary=True)
+
+
+#: A rare word written exactly is a boss's short form when the names of at most this many
+#: entities hold it (a contains search for it then captures them all) ...
+MAX_BOSS_WORD_ENTITIES = 8
+#: ... and at least this share of them are bosses (as :meth:`.Gazetteer.mostly_bosses`).
+MIN_BOSS_WORD_SHARE = 1 / 3
+
+
+def _technical(name: str) -> bool:
+    """A name with a digit outside a trailing "(n)": a test or technical creature's."""
+    return any(char.isdigit() for char in re.sub(r"\s*\(\d+\)$", "", name))
+
+
+def boss_word_term(term: Term, index: NameIndex, language: str = "en") -> Term | None:
+    """A rare word written exactly as a word of a boss's name, in lower case or only at a
+    sentence start ("kill vezax" for General Vezax), searched as written; None when the names of
+    more than :data:`MAX_BOSS_WORD_ENTITIES` entities hold it, too few of them are bosses (a
+    name with digits besides a trailing "(1)" is a test creature's, "QA Test Dummy 73 Raid
+    Debuff", and counts as none), or it is a word of English or ``language``'s small word lists
+    (:func:`~.common_words.unknown_word`)."""
+    if not unknown_word(term.text, language):
+        return None
+    identities = name_words(index).entities.get(normalize_for_match(term.text), ())
+    if not identities or len(identities) > MAX_BOSS_WORD_ENTITIES:
+        return None
+    bosses = [i for i in identities if index.boss(i) and not _technical(index.names_of(i)[0].name)]
+    if len(bosses) < MIN_BOSS_WORD_SHARE * len(identities):
+        return None
+    chosen = min(bosses, key=lambda i: (len(index.names_of(i)[0].name), i))
+    misspelling = Misspelling(index.names_of(chosen)[0].name, chosen, 100.0, "name")
+    return Term(term.key, list(term.spans), cues=term.cues, misspelling=misspelling)
+
+
+def _narrowed(
+    term: Term, part: str, name: str, identity: int, score: float, primary: bool
+) -> Term | None:
     spans = [s for s in term.spans if _lower(part) in _lower(s.text)]
     if not spans:
         return None
@@ -95,10 +191,10 @@ def misspelled_term(term: Term, index: NameIndex) -> Term | None:
         cues=term.cues,
         narrow=part,
         misspelling=Misspelling(
-            name=chosen.name,
-            identity=chosen.identity,
-            score=best_score,
-            catalog_kind="name" if chosen.primary else "localized_name",
+            name=name,
+            identity=identity,
+            score=score,
+            catalog_kind="name" if primary else "localized_name",
         ),
     )
 
@@ -164,14 +260,23 @@ def _covered(span: Span, others: Sequence[Span]) -> bool:
 
 
 def misspellings(
-    grouped: Sequence[Term], kept: Sequence[Term], index: NameIndex, facts: ReportFacts
+    grouped: Sequence[Term],
+    kept: Sequence[Term],
+    index: NameIndex,
+    facts: ReportFacts,
+    sources: Sequence[SourceText] = (),
 ) -> list[Term]:
     """Sub-span terms for capitalized mentions that no catalog name equals or contains
     (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places (zone words,
     or only locative cues: "around the Argent Vanguard") or possessive parts of other names, not
     inside the mention of a kept term that finds something (a kept term that finds nothing,
     "Kel Thuzad" for Kel'Thuzad, is looked up too: :func:`without_dead_terms`), first mentions
-    first. Mentions whose misspellings are searched by the same part make one term."""
+    first; a run of several words that is no misspelling is looked up once more by its last word
+    ("Naxxramas Thaddous"). Then, at most :data:`MAX_WORD_LOOKUPS` more, the single words that
+    are no common word of English or the report's language (:func:`rare_words`): capitalized
+    only at a sentence start ("Kaelthas evade bug"), a short form that names contain but that
+    was not admitted ("Patchwork"), or written in lower case ("ilidan"). Mentions whose
+    misspellings are searched by the same part make one term."""
     taken = [span for term in kept if not term.finds_nothing for span in term.spans]
     found: list[Term] = []
     looked = 0
@@ -194,16 +299,54 @@ def misspellings(
             continue
         looked += 1
         narrowed = misspelled_term(term, index)
-        if narrowed is None:
+        if narrowed is None and len(term.words) > 1:
+            last = last_word(term, facts.language)
+            narrowed = None if last is None else misspelled_term(last, index, boss=True)
+        if narrowed is not None:
+            _add(found, narrowed)
+    kept_keys = {term.key for term in kept if not term.finds_nothing}
+    searched = [span for term in found for span in term.spans]
+    looked = 0
+    for checked, term in enumerate(rare_phrases(grouped, sources, facts)):
+        if looked >= MAX_PHRASE_LOOKUPS or checked >= MAX_WORD_CHECKS:
+            break
+        if any(_covered(span, [*taken, *searched]) for span in term.spans):
             continue
-        same = next((t for t in found if t.key == narrowed.key), None)
-        if same is None:
-            found.append(narrowed)
-        else:  # two spellings searched by one part ("Sind" of "Sindagoza" and "Sindagosa")
-            spans = {(s.source, s.start, s.end): s for s in [*same.spans, *narrowed.spans]}
-            same.spans = sorted(spans.values(), key=lambda s: s.position)
-            same.cues = same.cues + narrowed.cues
+        looked += 1
+        narrowed = misspelled_term(term, index)
+        if narrowed is not None:
+            _add(found, narrowed)
+            searched.extend(term.spans)
+    looked = checked = 0
+    words = name_words(index)
+    for term in rare_words(grouped, kept_keys, sources, facts):
+        if looked >= MAX_WORD_LOOKUPS or checked >= MAX_WORD_CHECKS:
+            break
+        checked += 1
+        if any(_covered(span, [*taken, *searched]) for span in term.spans):
+            continue
+        if words.holds(term.text):  # a word of some name as written: no misspelling
+            short = boss_word_term(
+                term, index, facts.language
+            )  # "kill vezax"; not "Durotar" of "Durotar Tiger"
+            if short is not None:
+                _add(found, short)
+            continue
+        looked += 1
+        narrowed = misspelled_term(term, index, boss=True)
+        if narrowed is not None:
+            _add(found, narrowed)
     return found
+
+
+def _add(found: list[Term], narrowed: Term) -> None:
+    same = next((t for t in found if t.key == narrowed.key), None)
+    if same is None:
+        found.append(narrowed)
+    else:  # two spellings searched by one part ("Sind" of "Sindagoza" and "Sindagosa")
+        spans = {(s.source, s.start, s.end): s for s in [*same.spans, *narrowed.spans]}
+        same.spans = sorted(spans.values(), key=lambda s: s.position)
+        same.cues = same.cues + narrowed.cues
 
 
 def without_dead_terms(terms: Sequence[Term], found: Sequence[Term]) -> list[Term]:
