@@ -37,6 +37,9 @@ Grounded tie-breaks (protocol v6, :mod:`.tiebreaks`): when several candidates ca
 name, the one a grounded fact of the report tells apart (its link, a quest title that only it
 starts or ends in the capture's quest relations, its subname) is selected, the fact cited in the
 verdict's ``tiebreak``; a selection among same-name candidates without one becomes ``ambiguous``.
+The same holds when the report's words are a near spelling or whole-word beginning of one full
+name that several rows carry (rule 4 would select it if it were unique,
+:func:`~.tiebreaks.spelling_group`): its link, quest or zone, never a level-1 or helper row.
 
 What it cannot do: it does not read the report beyond names and those facts. Two entries with the
 same name stay ambiguous when the report names only a zone, a level or a rank that would tell them
@@ -81,6 +84,7 @@ from vba_assets.heuristic.tiebreaks import (
     EXACT_FACTS,
     describe_tiebreak,
     find_tiebreak,
+    spelling_group,
     without_ungrounded_tie,
 )
 
@@ -226,6 +230,11 @@ def _assess_search(
             )
             if selected is not None:
                 return selected
+        group = spelling_group(search) if tiebreaks and close is None else None
+        if group is not None:  # v6: a near spelling / prefix of a name several rows carry
+            broken = tiebreak_selection(search, sources, patterns, EXACT_FACTS, group)
+            if broken is not None:
+                return broken
         data = _ambiguous(
             search,
             best,
@@ -414,11 +423,14 @@ def tiebreak_selection(
     sources: dict[str, str],
     patterns: dict[str, list[re.Pattern[str]]],
     kinds: Sequence[str] = ALL_FACTS,
+    group: CandidateView | None = None,
 ) -> SearchAssessmentOutput | None:
     """Protocol v6: the selection of the one same-name candidate a grounded fact of the report
     tells apart (:func:`~vba_assets.heuristic.tiebreaks.find_tiebreak`), citing the fact's span
-    and row in ``tiebreak`` and as evidence; None when there is no such fact."""
-    found = find_tiebreak(search, sources, patterns, kinds)
+    and row in ``tiebreak`` and as evidence; None when there is no such fact. ``group``: a
+    candidate of the full name a short or partial term found on several rows (the tie is that
+    name's rows, not the term's)."""
+    found = find_tiebreak(search, sources, patterns, kinds, group)
     if found is None:
         return None
     chosen, tiebreak = found

@@ -44,7 +44,12 @@ from vba_assets.domain.resolution.tiebreaks import (
 )
 from vba_assets.domain.resolution.zone_facts import zone_holders
 from vba_assets.domain.stage_context import CandidateView, SearchView
-from vba_assets.heuristic.candidate_names import is_helper
+from vba_assets.heuristic.candidate_names import (
+    MIN_SPELLING,
+    SPELLING_MARGIN,
+    is_helper,
+    spelling_similarity,
+)
 
 #: Shortest title or subname (letters and digits, after normalization) the heuristic looks for.
 MIN_FACT_CHARS = 4
@@ -91,15 +96,17 @@ def _link_facts(tied: Sequence[int], sources: Mapping[str, str]) -> dict[int, Gr
     return found
 
 
-def _quest_facts(search: SearchView, sources: Mapping[str, str]) -> dict[int, GroundedTiebreak]:
+def _quest_facts(
+    search: SearchView, sources: Mapping[str, str], names: Sequence[str]
+) -> dict[int, GroundedTiebreak]:
     relations = search.quest_relations
     if relations is None or relations.truncated:
         return {}
-    term = normalize_for_match(search.term)
+    term = {normalize_for_match(name) for name in (search.term, *names)}
     titles = dict.fromkeys(row.title.strip() for row in relations.rows)
     found: dict[int, GroundedTiebreak] = {}
     for title in titles:
-        if not _long_enough(title) or normalize_for_match(title) == term:
+        if not _long_enough(title) or normalize_for_match(title) in term:
             continue
         span = next(_spans(title, sources), None)
         if span is None:
@@ -115,18 +122,18 @@ def _quest_facts(search: SearchView, sources: Mapping[str, str]) -> dict[int, Gr
 
 
 def _zone_facts(
-    search: SearchView, tied: Sequence[int], sources: Mapping[str, str]
+    search: SearchView, tied: Sequence[int], sources: Mapping[str, str], names: Sequence[str]
 ) -> dict[int, GroundedTiebreak]:
     """The tied identity each zone name the report writes (whole words) belongs to alone; a name
     whose zones several tied identities have markers in gives nothing."""
     zones = search.zone_markers
     if zones is None or zones.truncated:
         return {}
-    term = normalize_for_match(search.term)
-    names = dict.fromkeys(row.name.strip() for row in zones.rows if row.name is not None)
+    term = {normalize_for_match(name) for name in (search.term, *names)}
+    zone_names = dict.fromkeys(row.name.strip() for row in zones.rows if row.name is not None)
     found: dict[int, GroundedTiebreak] = {}
-    for name in names:
-        if not _long_enough(name) or normalize_for_match(name) == term:
+    for name in zone_names:
+        if not _long_enough(name) or normalize_for_match(name) in term:
             continue
         span = next(_spans(name, sources), None)
         holders = zone_holders(zones, name) & set(tied)
@@ -199,13 +206,20 @@ def find_tiebreak(
     sources: Mapping[str, str],
     patterns: dict[str, list[re.Pattern[str]]],
     kinds: Sequence[str] = ALL_FACTS,
+    group: CandidateView | None = None,
 ) -> tuple[CandidateView, GroundedTiebreak] | None:
     """The one tied candidate a grounded fact of ``kinds`` tells apart, with that fact; None when
-    no fact (or a fact shared by several of them) is found."""
-    tied_ids = tied_identities(
-        search.term,
-        ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
-    )
+    no fact (or a fact shared by several of them) is found. The tie is the candidates named
+    exactly the term, or with ``group`` (protocol v6) the candidates that share a name with
+    ``group`` (:func:`view_name_ties`: the full name a short or partial term found)."""
+    if group is None:
+        names: list[str] = []
+        tied_ids = tied_identities(
+            search.term,
+            ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
+        )
+    else:
+        tied_ids, names = view_name_ties(search, group)
     if search.truncated or not tied_ids:
         return None
     tied = {c.identity: c for c in search.candidates if isinstance(c.identity, int)}
@@ -215,11 +229,11 @@ def find_tiebreak(
         if kind == "link":
             found = _link_facts(tied_ids, sources)
         elif kind == "quest":
-            found = _quest_facts(search, sources)
+            found = _quest_facts(search, sources, names)
         elif kind == "data_column":
             found = _column_facts(tied, sources)
         else:
-            found = _zone_facts(search, tied_ids, sources)
+            found = _zone_facts(search, tied_ids, sources, names)
         # A span crossing a zero-width or bidi character is never a grounded citation
         # (CITATION_INVISIBLE_CHARACTER); dropping only that fact could leave another identity
         # looking unique, so a kind with such a span breaks no tie.
@@ -229,7 +243,7 @@ def find_tiebreak(
         chosen = tied.get(identity)
         if chosen is None or is_helper(chosen, patterns):
             continue
-        if kind == "zone" and _script_dummy(chosen):
+        if (kind == "zone" or group is not None) and _script_dummy(chosen):
             continue
         problem = tiebreak_problem(
             tiebreak,
@@ -239,6 +253,7 @@ def find_tiebreak(
             data=data,
             term=search.term,
             zones=search.zone_markers,
+            names=names,
         )
         if problem is None:
             return chosen, tiebreak
@@ -259,7 +274,7 @@ def describe_tiebreak(search: SearchView, chosen: CandidateView, tiebreak: Groun
     }[tiebreak.fact]
     span = tiebreak.span
     return (
-        f"grounded tie-break. Several candidates are named {search.term!r}; {fact}: "
+        f"grounded tie-break. Several candidates are named {chosen.name!r}; {fact}: "
         f"{span.quote!r} at {span.source}[{span.start}:{span.end}] -> {chosen.candidate_id} "
         f"(identity {chosen.identity})."
     )
@@ -269,21 +284,95 @@ def without_ungrounded_tie(
     search: SearchView, verdict: SearchAssessmentOutput
 ) -> SearchAssessmentOutput:
     """Protocol v6: a selection of one of several same-name candidates without a grounded
-    tie-break (e.g. a near spelling of a name two entities carry) becomes ``ambiguous``."""
+    tie-break (e.g. a near spelling of a name two entities carry) becomes ``ambiguous``; the
+    same-name candidates are those sharing a name with the selected one (the controller's own
+    rule, :func:`~vba_assets.domain.resolution.tiebreaks.name_ties`)."""
     if verdict.status != "selected" or verdict.tiebreak is not None:
         return verdict
-    tied = tied_identities(
-        search.term,
-        ((c.identity, name) for c in search.candidates for name in (c.name, *c.other_names)),
-    )
     chosen = next((c for c in search.candidates if c.candidate_id == verdict.candidate_id), None)
-    if chosen is None or chosen.identity not in tied:  # None: the unique row of an exact capture
+    if chosen is None:  # the unique row of an exact capture
+        return verdict
+    tied, names = view_name_ties(search, chosen)
+    if chosen.identity not in tied:
         return verdict
     return SearchAssessmentOutput(
         search_id=search.search_id,
         status="ambiguous",
         competing_candidate_ids=[c.candidate_id for c in search.candidates if c.identity in tied],
-        rationale=f"heuristic: {len(tied)} candidates carry the name {search.term!r} and the "
+        rationale=f"heuristic: {len(tied)} candidates carry the name {names[0]!r} and the "
         "report states no grounded fact (a quest only one of them starts or ends, a link, a "
         "subname) that tells them apart",
     )
+
+
+def view_name_ties(search: SearchView, chosen: CandidateView) -> tuple[list[int], list[str]]:
+    """The integer identities of a complete search's candidates that share a name (any of their
+    names) with ``chosen``, sorted, with ``chosen``'s names, when there are at least two; else
+    none (the view of :func:`~vba_assets.domain.resolution.tiebreaks.name_ties`)."""
+    if search.truncated:
+        return [], []
+    names = {normalize_for_match(n): n for n in (chosen.name, *chosen.other_names) if n}
+    tied = sorted(
+        {
+            c.identity
+            for c in search.candidates
+            if isinstance(c.identity, int)
+            and any(normalize_for_match(n) in names for n in (c.name, *c.other_names) if n)
+        }
+    )
+    if len(tied) < 2 or chosen.identity not in tied:
+        return [], []
+    return tied, list(names.values())
+
+
+#: A trailing parenthesized part of a name: ``Kel'Thuzad (1)`` is a numbered script copy of
+#: ``Kel'Thuzad``.
+_COPY_SUFFIX = re.compile(r"\s*\([^()]{0,20}\)\s*$")
+
+
+def _numbered_copy(candidate: CandidateView, shared: set[str]) -> bool:
+    """Whether every name of ``candidate`` is one of the ``shared`` names with a parenthesized
+    suffix (a script copy of the same creature, which is no other name the report could mean)."""
+    return all(
+        _COPY_SUFFIX.search(name) is not None
+        and normalize_for_match(_COPY_SUFFIX.sub("", name)) in shared
+        for name in (candidate.name, *candidate.other_names)
+    )
+
+
+def spelling_group(search: SearchView) -> CandidateView | None:
+    """Protocol v6: a candidate of the one name that the report's words are a near spelling or
+    whole-word beginning of (the ranking of
+    :func:`~vba_assets.heuristic.candidate_names.closest_spelling`), when that name is carried by
+    several identities and every other entity is clearly behind (a numbered copy of that name,
+    ``Kel'Thuzad (1)``, is no other entity); None otherwise. The caller
+    breaks the tie inside that same-name group by a grounded fact, or stays ambiguous."""
+    best: dict[int | str, tuple[float, CandidateView]] = {}
+    for candidate in search.candidates:
+        score = max(
+            (
+                spelling_similarity(mention.quote, name)
+                for mention in search.mentions
+                for name in (candidate.name, *candidate.other_names)
+            ),
+            default=0.0,
+        )
+        if candidate.identity not in best or score > best[candidate.identity][0]:
+            best[candidate.identity] = (score, candidate)
+    if not best:
+        return None
+    top_score, top = max(best.values(), key=lambda item: item[0])
+    if top_score < MIN_SPELLING:
+        return None
+    tied, names = view_name_ties(search, top)
+    if not tied:
+        return None
+    shared = {normalize_for_match(name) for name in names}
+    rest = [
+        score
+        for identity, (score, candidate) in best.items()
+        if identity not in tied and not _numbered_copy(candidate, shared)
+    ]
+    if rest and top_score - max(rest) < SPELLING_MARGIN:
+        return None
+    return top

@@ -11,6 +11,7 @@ __all__ = [
     "merging",
     "models",
     "rules",
+    "same_names",
     "tiebreaks",
     "zone_facts",
 ]

@@ -26,6 +26,12 @@ decides when such a statement is a **grounded fact** that tells exactly one of t
 The same facts break a tie inside the exact-name capture that completes a truncated search: that
 capture records its own quest relations and zone markers (:func:`exact_tie_member`).
 
+The tie need not be of the term: a short or partial term ("Hearthsinger", the planner's
+"el'thuzad" of "Khel'thuzad") finds several rows of one full name. A complete capture records the
+facts of every same-name group it holds (:func:`capture_ties`), and a selection of a candidate whose
+name other candidates of the search share is checked against the others of that name
+(:func:`name_ties`), whatever the term; a candidate with a unique name is unaffected.
+
 Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
 ambiguous. What it cannot do: levels are not compared (reporters state their own level as often as a creature's).
 
@@ -42,7 +48,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from vba_assets.domain.catalog.matching import RankedCandidate
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.catalog.world import CatalogRow, RelationResult, Scalar, ZoneResult
+from vba_assets.domain.catalog.world import RelationResult, Scalar, ZoneResult
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.resolution.citations import check_mention, rule_issue
 from vba_assets.domain.resolution.models import (
@@ -52,6 +58,7 @@ from vba_assets.domain.resolution.models import (
     SearchAssessmentOutput,
     SearchCandidates,
 )
+from vba_assets.domain.resolution.same_names import capture_ties, name_ties
 from vba_assets.domain.resolution.zone_facts import (
     zone_capture_findings,
     zone_fact,
@@ -95,11 +102,6 @@ def tied_identities(term: str, named: Iterable[tuple[int | str, str]]) -> list[i
     return found if len(found) >= 2 else []
 
 
-def capture_ties(term: str, rows: Iterable[CatalogRow]) -> list[int]:
-    """:func:`tied_identities` of a capture's rows."""
-    return tied_identities(term, ((row.identity, row.name) for row in rows))
-
-
 def search_ties(search: SearchCandidates | ExactCoverage, term: str) -> list[int]:
     """:func:`tied_identities` of a search's candidates, or of its exact-name capture's (every
     captured name of each); none when that capture is truncated."""
@@ -136,9 +138,11 @@ def quest_fact(
     selected: int | str,
     tied: Sequence[int],
     term: str,
+    names: Sequence[str] = (),
 ) -> str | None:
     """None when the span names a quest that relation row ``tiebreak.relation_row`` gives to
-    ``selected`` and to no other identity of ``tied``; else why not."""
+    ``selected`` and to no other identity of ``tied``; else why not. A title that is the searched
+    term or one of the tied ``names`` names no quest apart."""
     if relations is None:
         return "this search's capture holds no quest relations"
     if relations.truncated:
@@ -152,7 +156,7 @@ def quest_fact(
     key = _key(row.title)
     if _key(tiebreak.span.quote) != key:
         return f"the span {tiebreak.span.quote!r} is not the quest title {row.title!r}"
-    if key == _key(term):
+    if key in {_key(name) for name in (term, *names)}:
         return "the quest title is the searched name itself, which names no quest apart"
     also = sorted(
         {str(r.identity) for r in relations.rows if _key(r.title) == key and r.identity != selected}
@@ -231,21 +235,26 @@ def tiebreak_problem(
     data: Mapping[int | str, Mapping[str, Scalar]],
     term: str,
     zones: ZoneResult | None = None,
+    names: Sequence[str] = (),
 ) -> str | None:
     """None when ``tiebreak`` tells ``selected`` apart from the other ``tied`` identities (the
-    span itself is checked as a citation by the caller); else why it does not."""
+    span itself is checked as a citation by the caller); else why it does not. ``names``: the
+    name the tied identities share when it is not the searched ``term`` (protocol v6: a short or
+    partial term that finds several rows of one full name)."""
     if tiebreak is None:
+        shared = names[0] if names else term
         return (
-            f"{len(tied)} entities ({', '.join(str(i) for i in tied)}) carry the name {term!r}: "
+            f"{len(tied)} entities ({', '.join(str(i) for i in tied)}) carry the name "
+            f"{shared!r}: "
             "a selection among them cites a grounded tiebreak (a quest the report names that "
             "only this one starts or ends, its link, its subname, 'boss' for the only "
             "boss-rank one, or a zone the report names that only this one has spawn markers "
             "in); otherwise answer 'ambiguous'"
         )
     if tiebreak.fact == "quest":
-        return quest_fact(tiebreak, relations, selected, tied, term)
+        return quest_fact(tiebreak, relations, selected, tied, term, names)
     if tiebreak.fact == "zone":
-        return zone_fact(tiebreak, zones, selected, tied, term, data)
+        return zone_fact(tiebreak, zones, selected, tied, term, data, names)
     if tiebreak.fact == "link":
         return link_fact(tiebreak, selected, tied)
     return column_fact(tiebreak, selected, data)
@@ -257,10 +266,11 @@ def tiebreak_findings(
     sources: Mapping[str, str],
     path: str,
 ) -> list[Finding]:
-    """The ``ASSESSMENT_TIEBREAK_UNGROUNDED`` rule (protocol v6) for one selection: when several
-    candidates of the search carry the searched name and the selected one is among them, its
-    ``tiebreak`` must be a visible span of a readable source and a fact that holds
-    (:func:`tiebreak_problem`)."""
+    """The ``ASSESSMENT_TIEBREAK_UNGROUNDED`` rule (protocol v6) for one selection: when the
+    selected candidate shares its name with other candidates of the (complete) search
+    (:func:`name_ties`: the searched name, or the full name a short or partial term found on
+    several rows), its ``tiebreak`` must be a visible span of a readable source and a fact that
+    holds for it and for none of the others of that name (:func:`tiebreak_problem`)."""
     pool: SearchCandidates | ExactCoverage = search
     if search.exact is not None and search.in_exact(verdict.candidate_id):
         if verdict.tiebreak is None:  # the exact rule refuses it (ASSESSMENT_EXACT_NOT_UNIQUE)
@@ -268,7 +278,7 @@ def tiebreak_findings(
         pool = search.exact  # protocol v6: a tie inside the exact-name capture
     by_id: dict[str, RankedCandidate] = dict(zip(pool.candidate_ids, pool.candidates, strict=True))
     chosen = by_id.get(verdict.candidate_id or "")
-    tied = search_ties(pool, search.term) if chosen is not None else []
+    tied, names = name_ties(pool, chosen) if chosen is not None else ([], [])
     if chosen is None or chosen.identity not in tied:
         return []
     sid = search.search_id
@@ -286,6 +296,7 @@ def tiebreak_findings(
         data={c.identity: c.data for c in pool.candidates if c.identity in tied},
         term=search.term,
         zones=pool.zone_markers,
+        names=names,
     )
     if problem is None:
         return []
@@ -318,9 +329,7 @@ def relation_capture_findings(
     def finding(code: ErrorCode, message: str) -> Finding:
         return Finding(code=code, subject=sid, artifact=artifact, message=message)
 
-    tied = (
-        [] if capture.result.truncated else capture_ties(capture.search.term, capture.result.rows)
-    )
+    tied = [] if capture.result.truncated else capture_ties(capture.result.rows)
     found = zone_capture_findings(capture, tied, grounded, sid, artifact)
     if relations is None:
         return found

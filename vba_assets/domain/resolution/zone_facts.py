@@ -1,7 +1,8 @@
 """Grounded zone tie-breaks (protocol v6, issue 29 item 4; ARCHITECTURE 15). Pure.
 
 A report often says where a same-name creature is: "[Black Temple] Illidan", "Kel'Thuzad in
-Naxxramas". When several captured entities carry exactly the searched name, the capture records
+Naxxramas". When several captured entities share a name (the searched name, or the full name a
+short term finds: :func:`~vba_assets.domain.resolution.tiebreaks.capture_ties`), the capture records
 the zones they have spawn markers in with every name of each zone
 (``CaptureArtifact.zone_markers``: one literal parameterized query over the allowlisted
 ``creature_spawn_markers`` and ``zone_names``), so a replay without the database re-derives the
@@ -81,10 +82,12 @@ def zone_fact(
     tied: Sequence[int],
     term: str,
     data: Mapping[int | str, Any] | None = None,
+    names: Sequence[str] = (),
 ) -> str | None:
     """None when the span names the zone of zone-marker row ``tiebreak.zone_row``, which is the
     selected entity's, no other identity of ``tied`` has markers in a zone of that name, and every
-    other one is placed elsewhere (:func:`unplaced`; ``data``: their data columns)."""
+    other one is placed elsewhere (:func:`unplaced`; ``data``: their data columns). A zone named
+    as the searched ``term`` or one of the tied ``names`` names no zone apart."""
     if zones is None:
         return "this search's capture holds no zone markers"
     if zones.truncated:
@@ -99,7 +102,7 @@ def zone_fact(
         return f"zone {row.zone_id} of row {index} has no name"
     if _key(tiebreak.span.quote) != _key(row.name):
         return f"the span {tiebreak.span.quote!r} is not the zone name {row.name!r}"
-    if _key(row.name) == _key(term):
+    if _key(row.name) in {_key(name) for name in (term, *names)}:
         return "the zone name is the searched name itself, which names no zone apart"
     others = sorted(str(i) for i in zone_holders(zones, row.name) & set(tied) if i != selected)
     if others:
