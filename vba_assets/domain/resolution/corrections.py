@@ -111,8 +111,8 @@ def correction_issues(
         return [], frozenset()
     label = f"{sid} {mention_label(source)}"
     if search.reference is not None:
-        why = "an identity reference is not corrected"
-        return [_refused(f"{path}/corrected_from", why, label)], frozenset()
+        refused = "an identity reference is not corrected"
+        return [_refused(f"{path}/corrected_from", refused, label)], frozenset()
     if source not in search.mentions:
         return [
             _refused(
