@@ -166,8 +166,9 @@ def _lookups(
     sources: Sequence[SourceText],
 ) -> list[tuple[Term, bool]]:
     """The mentions worth a correction, with whether only a boss may be their correction."""
-    taken = [span for term in kept for span in term.spans]
-    kept_keys = {term.key for term in kept}
+    # a kept term that finds nothing ("Onixya" searched as written) may still be corrected
+    taken = [span for term in kept if not term.finds_nothing for span in term.spans]
+    kept_keys = {term.key for term in kept if not term.finds_nothing}
     # a name the report also writes in lower case ("Muru" and "muru") needs a boss
     wanted = [(t, common_noun(t, facts)) for t in grouped if _name_like(t, facts)]
     # a rare word capitalized only at a sentence start that some names contain ("Muru")
@@ -229,9 +230,10 @@ def with_corrections(
     max_searches: int,
     roles: RoleReader | None,
 ) -> tuple[list[ProposedSearch], list[UnsearchedName]]:
-    """``searches`` with each correction of ``found``: its mentions added to the search that
-    already uses the corrected name as its term ("Brtallus" beside "Brutallus"), else a new
-    corrected search when a search slot is free; ``unsearched`` unchanged."""
+    """``searches`` with each correction of ``found``: the literal search of the misspelling
+    itself, which finds nothing, becomes the corrected search; else its mentions are added to
+    the search that already uses the corrected name as its term ("Brtallus" beside "Brutallus");
+    else a new corrected search is added when a search slot is free; ``unsearched`` unchanged."""
     result = list(searches)
     for correction in found:
         check_budget()
@@ -240,6 +242,30 @@ def with_corrections(
         if catalog is None:
             continue
         mentions = [_citation(span) for span in correction.spans]
+        dead = next(
+            (
+                n
+                for n, s in enumerate(result)
+                if s.reference is None
+                and s.corrected_from is None
+                and fold(s.term) == fold(correction.term.text)
+                and all(m in mentions for m in s.mentions)
+            ),
+            None,
+        )
+        if dead is not None and not any(
+            fold(s.term) == fold(correction.name) and s.catalog == catalog for s in result
+        ):
+            # the literal search of the misspelling finds nothing: search the correction instead
+            result[dead] = result[dead].model_copy(
+                update={
+                    "term": correction.name,
+                    "catalog": catalog,
+                    "mentions": mentions,
+                    "corrected_from": mentions[0],
+                }
+            )
+            continue
         same = next(
             (
                 n

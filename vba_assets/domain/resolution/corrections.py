@@ -105,14 +105,17 @@ def correction_issues(
 ) -> tuple[list[Finding], frozenset[int]]:
     """The findings of a search's ``corrected_from`` and the indexes of its mentions that the
     correction grounds (they need not hold the term literally): the corrected span itself and
-    any other mention whose text the term corrects by the same measure."""
+    any other mention whose text the term corrects by the same measure. A refused correction
+    is reported once, by its own code: its mentions are not reported again as not holding the
+    term."""
     source = search.corrected_from
     if source is None:
         return [], frozenset()
+    every = frozenset(range(len(search.mentions)))
     label = f"{sid} {mention_label(source)}"
     if search.reference is not None:
         refused = "an identity reference is not corrected"
-        return [_refused(f"{path}/corrected_from", refused, label)], frozenset()
+        return [_refused(f"{path}/corrected_from", refused, label)], every
     if source not in search.mentions:
         return [
             _refused(
@@ -120,7 +123,7 @@ def correction_issues(
                 "corrected_from must be one of the search's mentions, copied exactly",
                 label,
             )
-        ], frozenset()
+        ], every
     why = correction_refusal(search.term, source.quote)
     if why is not None:
         return [
@@ -129,7 +132,7 @@ def correction_issues(
                 f"term {search.term!r} is not accepted as a correction of {source.quote!r}: {why}",
                 label,
             )
-        ], frozenset()
+        ], every
     grounded = frozenset(
         i for i, mention in enumerate(search.mentions) if _corrects(search.term, mention)
     )
