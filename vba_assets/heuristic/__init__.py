@@ -47,6 +47,7 @@ __all__ = [
     "rare_words",
     "references",
     "role_reader",
+    "role_steps",
     "role_words",
     "roles",
     "source_words",
