@@ -145,7 +145,9 @@ class HeuristicProvider:
         """The stage's output model for ``request`` (the same for every correction round)."""
         stage = request.stage
         if stage == "resolution_plan":
-            return plan_searches(_stage_context(request, PlanStageContext), self._name_index())
+            corrected = protocol(request.protocol_version).corrected_terms  # v6
+            plan_context = _stage_context(request, PlanStageContext)
+            return plan_searches(plan_context, self._name_index(), corrected)
         if stage == "resolution_assessment":
             context = _stage_context(request, AssessmentStageContext)
             tiebreaks = protocol(request.protocol_version).grounded_tiebreaks  # v6

@@ -49,7 +49,10 @@ version  what it changed
          selected it), observation sentences split outside URLs and markup; causal wording
          refused in the reporters' languages; exact-name coverage: a truncated contains capture
          is completed by a literal exact-name capture (kind ``exact_name``) whose complete,
-         unique row may ground a selection
+         unique row may ground a selection; corrected terms: a name search may carry
+         ``corrected_from``, the cited span whose misspelled text the term corrects (a bounded
+         edit distance, :mod:`vba_assets.domain.resolution.corrections`), and a selection from
+         it names the corrected term exactly
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -188,6 +191,26 @@ RULES: dict[ErrorCode, Rule] = {
             "whose name equals the term",
         ),
     ),
+    # corrected search terms (issue 29 item 5, ARCHITECTURE 6.1)
+    **_rules(
+        "resolution_plan",
+        6,
+        (
+            ErrorCode.PLAN_CORRECTION_REFUSED,
+            "a corrected term holds only letters, spaces, apostrophes and hyphens, corrects one "
+            "of its own mentions that does not already hold it, and is within the bounded "
+            "distance of it (letters only, case and accents folded)",
+        ),
+    ),
+    **_rules(
+        "resolution_assessment",
+        6,
+        (
+            ErrorCode.ASSESSMENT_CORRECTION_DISAGREES,
+            "a selection from a corrected search is an entity one of whose names is the "
+            "corrected term",
+        ),
+    ),
     # identity references (issue 11, ARCHITECTURE 6.1)
     **_rules(
         "resolution_plan",
@@ -283,6 +306,16 @@ class ProtocolSpec:
             name equals the term (:func:`~vba_assets.domain.catalog.names.normalize_for_match`),
             that row may be selected citing the exact capture. The truncated capture itself
             still cannot select.
+        corrected_terms: Misspellings searched by their corrected name (issue 29 item 5, v6
+            on): a name search may carry ``corrected_from``, one of its mentions whose text the
+            term corrects; the controller accepts it only when the term holds letters, spaces,
+            apostrophes and hyphens only, the quote does not already hold the term, and the
+            two are close (:func:`~vba_assets.domain.resolution.corrections.correction_refusal`:
+            Levenshtein distance of their letters, case and accents folded, at most 2 and at
+            most a third of the longer, both at least 4 letters, the same first letter unless
+            the distance is 1). The capture is the usual literal contains query on the
+            corrected term and records both texts (its ``search``); a selection from it must be
+            an entity one of whose names equals the corrected term.
     """
 
     version: ProtocolVersion
@@ -301,6 +334,7 @@ class ProtocolSpec:
     merged_entities: bool = False
     multilingual_causal: bool = False
     exact_name_coverage: bool = False
+    corrected_terms: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -341,6 +375,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
         merged_entities=True,
         multilingual_causal=True,
         exact_name_coverage=True,
+        corrected_terms=True,
     ),
 }
 

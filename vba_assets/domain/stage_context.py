@@ -131,6 +131,12 @@ class SearchView(StrictModel):
         exclude_if=lambda value: value is None,
         description="Protocol v6: the exact-name capture that completes this truncated search.",
     )
+    corrected_from: MentionCitation | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v6: the misspelled mention whose text the term corrects; select "
+        "only a candidate one of whose names is exactly the term.",
+    )
 
 
 class AssessmentStageContext(StrictModel):
@@ -292,6 +298,7 @@ def assessment_stage_context(
                 truncated=search.truncated,
                 candidates=_candidate_views(search.candidate_ids, search.candidates),
                 reference=proposed.reference,
+                corrected_from=proposed.corrected_from,
                 quest_relations=search.quest_relations,
                 zone_markers=search.zone_markers,
                 exact=None

@@ -132,7 +132,11 @@ def links_to(search: ObservedSearch, surface: str) -> bool:
 
 def covers_mention(search: ObservedSearch, surface: str) -> bool:
     """Whether ``search`` covers a mention (see "covers" in ``eval/README.md``)."""
-    return covers(search.term, surface) or links_to(search, surface)
+    return (
+        covers(search.term, surface)
+        or links_to(search, surface)
+        or any(covers(quote, surface) for quote in search.corrected)
+    )
 
 
 def primary_search(

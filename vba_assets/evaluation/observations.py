@@ -28,6 +28,8 @@ class ObservedSearch:
     selected: Identity | None = None
     #: An identity-reference search's linked id and the link as the report writes it (protocol 4).
     linked: tuple[Identity, str] | None = None
+    #: A corrected search's misspelled mentions as the report writes them (protocol 6).
+    corrected: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

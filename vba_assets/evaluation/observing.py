@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from vba_assets.domain.case.text import fold
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
 from vba_assets.domain.resolution.context import search_ids
 from vba_assets.domain.resolution.models import ResolutionContext
@@ -76,6 +77,15 @@ def observe_case(
                     (proposed.reference.identity, proposed.reference.link.quote)
                     if proposed.reference is not None
                     else None
+                ),
+                corrected=(
+                    tuple(
+                        m.quote
+                        for m in proposed.mentions
+                        if fold(proposed.term) not in fold(m.quote)
+                    )
+                    if proposed.corrected_from is not None
+                    else ()
                 ),
             )
         )

@@ -24,6 +24,7 @@ __all__ = [
     "candidate_names",
     "categories",
     "common_words",
+    "corrections",
     "exact_coverage",
     "gazetteer",
     "inflection",

@@ -189,7 +189,10 @@ def _assess_search(
         return assess_reference(search, sources, patterns)
     # a term that is only part of what the report wrote (a misspelled or inflected name) is
     # never decided by an exact match of that part: the whole mention is compared instead
-    whole = any(normalize_for_match(m.quote) == normalize_for_match(term) for m in search.mentions)
+    # (protocol v6: a corrected term is the whole name the misspelled mention stands for)
+    whole = search.corrected_from is not None or any(
+        normalize_for_match(m.quote) == normalize_for_match(term) for m in search.mentions
+    )
     exact = [c for c in candidates if is_exact(c, term)] if whole else []
     best_tier = min(c.tier for c in candidates)
     best = [c for c in candidates if c.tier == best_tier]

@@ -66,6 +66,7 @@ from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.admission import admit_terms, mark_compounds, not_for_creatures
 from vba_assets.heuristic.common_words import common_word
+from vba_assets.heuristic.corrections import corrections, with_corrections
 from vba_assets.heuristic.gazetteer import (
     Gazetteer,
     build_gazetteer,
@@ -364,12 +365,16 @@ def select_searches(
     return searches, unsearched
 
 
-def plan_searches(context: PlanStageContext, index: NameIndex | None) -> ResolutionPlanOutput:
+def plan_searches(
+    context: PlanStageContext, index: NameIndex | None, corrected: bool = False
+) -> ResolutionPlanOutput:
     """The heuristic plan of one case (see the module docstring).
 
     Args:
         context: the readable sources, the catalogs the plan may name, ``max_searches``.
         index: the name index of the gazetteer step, or None to skip it.
+        corrected: protocol v6 corrected terms: free search slots go to misspelled names
+            searched by their corrected spelling (:mod:`.corrections`).
     """
     catalogs = list(context.catalogs)
     if not catalogs or context.max_searches < 1:
@@ -404,4 +409,9 @@ def plan_searches(context: PlanStageContext, index: NameIndex | None) -> Resolut
     searches, unsearched = select_searches(
         rank_terms(terms, language), catalogs, language, context.max_searches, readers
     )
+    if corrected and index is not None and readers is not None:  # protocol v6
+        found = corrections(grouped, terms, index, facts, sources)
+        searches, unsearched = with_corrections(
+            searches, unsearched, found, catalogs, context.max_searches, readers
+        )
     return ResolutionPlanOutput(searches=searches, unsearched=unsearched)

@@ -208,7 +208,7 @@ def output_model(context: BaseModel, spec: ProtocolSpec) -> type[BaseModel]:
     (:mod:`vba_assets.domain.resolution.legacy`) until identity references (v4); the others
     are those of :func:`stage_of`."""
     if isinstance(context, PlanStageContext):
-        return plan_output_model(spec.identity_references)
+        return plan_output_model(spec.identity_references, spec.corrected_terms)
     if isinstance(context, AssessmentStageContext):  # v6: grounded tie-breaks
         return assessment_output_model(spec.grounded_tiebreaks)
     return stage_of(context).output

@@ -32,7 +32,7 @@ def plan_validator(
     """``validate`` for model call 1: the plan schema of ``spec`` (:func:`.layout.output_model`),
     then the plan rules of ``spec``; an accepted plan is always a current
     :class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput`."""
-    schema = model_validator_for(plan_output_model(spec.identity_references))
+    schema = model_validator_for(plan_output_model(spec.identity_references, spec.corrected_terms))
 
     def validate(data: Any) -> Any:
         value = schema(data)

@@ -17,6 +17,7 @@ from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.citations import readable_sources, rule_issue
 from vba_assets.domain.resolution.context import candidate_names, link_agrees
+from vba_assets.domain.resolution.corrections import agrees_with_correction
 from vba_assets.domain.resolution.links import report_words
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
@@ -127,8 +128,23 @@ def _selection_issues(
                 sid,
             )
         )
+    if proposed.corrected_from is not None and not agrees_with_correction(
+        proposed.term, candidate_names(candidate)
+    ):
+        issues.append(
+            rule_issue(
+                ErrorCode.ASSESSMENT_CORRECTION_DISAGREES,
+                f"{path}/candidate_id",
+                f"{sid} searched {proposed.term!r}, a correction of "
+                f"{proposed.corrected_from.quote!r}: select only a candidate one of whose names "
+                f"is exactly {proposed.term!r}, else answer 'ambiguous' or 'no_match'",
+                sid,
+            )
+        )
+    written = [proposed.corrected_from.quote] if proposed.corrected_from is not None else []
     if verdict.evidence and all(
-        fold(e.quote).strip() in {fold(candidate.name), fold(search.term)} for e in verdict.evidence
+        fold(e.quote).strip() in {fold(candidate.name), fold(search.term), *map(fold, written)}
+        for e in verdict.evidence
     ):
         issues.append(
             rule_issue(
@@ -140,7 +156,8 @@ def _selection_issues(
         )
     elif verdict.evidence and not any(
         words_beyond_names(
-            e.quote, [candidate.name, *(row.name for row in candidate.also_matched), search.term]
+            e.quote,
+            [candidate.name, *(row.name for row in candidate.also_matched), search.term, *written],
         )
         for e in verdict.evidence
     ):

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import Field
 
 from vba_assets.domain.base import StrictModel
-from vba_assets.domain.resolution import models
+from vba_assets.domain.resolution import legacy_v4, models
 from vba_assets.domain.resolution.models import EvidenceQuote, MentionCitation, SearchRole
 
 
@@ -49,11 +49,16 @@ class ResolutionPlanOutput(StrictModel):
     )
 
 
-def plan_output_model(identity_references: bool) -> type[StrictModel]:
+def plan_output_model(
+    identity_references: bool, corrected_terms: bool = False
+) -> type[StrictModel]:
     """The plan schema a protocol sends and validates replies with: the current
     :class:`~vba_assets.domain.resolution.models.ResolutionPlanOutput` when the protocol has
-    identity references (v4 on), else this module's v1-v3 copy."""
-    return models.ResolutionPlanOutput if identity_references else ResolutionPlanOutput
+    corrected terms (v6 on), the v4-v5 copy of :mod:`.legacy_v4` when it has identity references
+    (v4, v5), else this module's v1-v3 copy."""
+    if corrected_terms:
+        return models.ResolutionPlanOutput
+    return legacy_v4.ResolutionPlanOutput if identity_references else ResolutionPlanOutput
 
 
 def as_current_plan(value: StrictModel) -> models.ResolutionPlanOutput:

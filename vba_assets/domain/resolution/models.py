@@ -80,7 +80,8 @@ class ProposedSearch(StrictModel):
         min_length=1,
         max_length=MAX_TERM_CHARS,
         description="The name to search for, exactly as it occurs inside every cited quote "
-        "(a singular inside a plural is fine: 'Wolpertinger' inside 'Wolpertingers').",
+        "(a singular inside a plural is fine: 'Wolpertinger' inside 'Wolpertingers'), or, with "
+        "corrected_from, the corrected spelling of a misspelled name ('Onyxia' for 'Onixya').",
     )
     catalog: str = Field(description="One of the configured catalog names listed in the request.")
     role: SearchRole = Field(
@@ -89,6 +90,14 @@ class ProposedSearch(StrictModel):
     )
     mentions: list[MentionCitation] = Field(
         min_length=1, max_length=MAX_MENTIONS, description="Where the report names it."
+    )
+    corrected_from: MentionCitation | None = Field(
+        default=None,
+        exclude_if=_unset,
+        description="Only for a misspelled name the report writes (no catalog name holds it as "
+        "written): one of the mentions, whose text the term corrects. The term is then the "
+        "corrected name, letters, spaces, apostrophes and hyphens only, at most 2 letter edits "
+        "from the quote (case, accents, spaces and punctuation ignored).",
     )
     reference: IdentityReference | None = Field(
         default=None,

@@ -29,6 +29,7 @@ from vba_assets.domain.resolution.citations import (
     readable_sources,
     rule_issue,
 )
+from vba_assets.domain.resolution.corrections import correction_issues
 from vba_assets.domain.resolution.models import ProposedSearch, ResolutionPlanOutput
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.errors import ErrorCode
@@ -119,12 +120,18 @@ def _plan_findings(
                 )
             )
         seen.setdefault(key, index)
+        corrected, grounded = correction_issues(search, path, sid)  # v6: corrected_from
+        issues += corrected
         for m_index, mention in enumerate(search.mentions):
             check_budget()
             m_path = f"{path}/mentions/{m_index}"
             mention_issues = check_mention(mention, sources, m_path, aliases, sid)
             issues.extend(mention_issues)
-            if not mention_issues and fold(search.term) not in fold(mention.quote):
+            if (
+                not mention_issues
+                and m_index not in grounded
+                and fold(search.term) not in fold(mention.quote)
+            ):
                 issues.append(
                     rule_issue(
                         ErrorCode.PLAN_TERM_NOT_IN_QUOTE,
