@@ -170,7 +170,57 @@ _LOCALE_SHAPES = {
 }
 
 
-def generate(per_shape: int, per_locale: int) -> None:
+def _boss_words() -> set[str]:
+    """Words (five letters or more) of the names of catalog bosses (``rank`` 3), any locale."""
+    bosses: set[int] = set()
+    words: set[str] = set()
+    with gzip.open(DATA / "creature_template.csv.gz", "rt", encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            if row["rank"] == "3":
+                bosses.add(int(row["entry"]))
+                words.update(re.findall(r"[^\W\d_]{5,}", normalize_for_match(row["name"])))
+    with gzip.open(DATA / "creature_template_locale.csv.gz", "rt", encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            if int(row["entry"]) in bosses:
+                words.update(re.findall(r"[^\W\d_]{5,}", normalize_for_match(row["Name"])))
+    return words
+
+
+def _near(word: str, words: set[str]) -> bool:
+    """``word`` is one of ``words`` or one edit (drop, add, substitute, swap) from one."""
+    if word in words:
+        return True
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    for i in range(len(word) + 1):
+        if word[:i] + word[i + 1 :] in words:
+            return True
+        if i < len(word) - 1 and word[:i] + word[i + 1] + word[i] + word[i + 2 :] in words:
+            return True
+        for c in letters:
+            if word[:i] + c + word[i:] in words or word[:i] + c + word[i + 1 :] in words:
+                return True
+    return False
+
+
+#: Shapes of the boss-word stratum: a later name with a word a 3.3.5 boss's name holds (or one
+#: edit from it), written as reports do (title case, lower case, a sentence start).
+_BOSS_SHAPES = (
+    ("bossword_title", "{X} does not spawn", "Waited an hour at the spot, {X} never showed up."),
+    ("bossword_lower", "{x} is bugged", "{x} is bugged, it just stands there and does not attack anyone. please fix"),
+    ("bossword_adds", "Raid problem", "{X}'s adds never despawn after the pull, so we cannot loot the boss."),
+)
+
+
+#: Shapes of the single-word stratum: a one-word later name in lower case or only at a sentence
+#: start ("Kaelthas evade bug"), as the rare-word lookups read them.
+_SINGLE_SHAPES = (
+    ("single_lower", "{x} evade bug", "we pulled {x} twice and it evades at 50%, please fix"),
+    ("single_start", "Raid boss bug", "{X} evades at 50% every time we pull, please fix."),
+    ("single_kill", "cant kill boss", "cant kill {x} in the last room, it resets when the tank moves"),
+)
+
+
+def generate(per_shape: int, per_locale: int, per_boss_shape: int = 30) -> None:
     rng = random.Random(SEED)
     names = _read_names()
     lines: list[dict[str, object]] = []
@@ -186,6 +236,27 @@ def generate(per_shape: int, per_locale: int) -> None:
         for number, (entry, name) in enumerate(rng.sample(pool, min(len(pool), per_locale))):
             fields = {"X": name}
             lines.append(_line(f"LATER-{locale.upper()}-{number + 1:03d}", title, body, fields, name, locale, "frame", entry))
+    boss_words = _boss_words()
+    pool = sorted(
+        (entry, name)
+        for entry, name in names.get("en", [])
+        if any(_near(w, boss_words) for w in re.findall(r"[^\W\d_]{5,}", normalize_for_match(name)))
+    )
+    picks = rng.sample(pool, min(len(pool), per_boss_shape * len(_BOSS_SHAPES)))
+    for number, (entry, name) in enumerate(picks):
+        shape, title, body = _BOSS_SHAPES[number % len(_BOSS_SHAPES)]
+        surface = name.lower() if shape == "bossword_lower" else name
+        fields = {"X": name, "x": name.lower()}
+        lines.append(_line(f"LATER-BW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry))
+    singles = sorted(
+        {name: entry for entry, name in names.get("en", []) if len(name) >= 5 and " " not in name}.items()
+    )
+    picks2 = rng.sample(singles, min(len(singles), per_boss_shape * len(_SINGLE_SHAPES)))
+    for number, (name, entry) in enumerate(picks2):
+        shape, title, body = _SINGLE_SHAPES[number % len(_SINGLE_SHAPES)]
+        surface = name.lower() if shape != "single_start" else name
+        fields = {"X": name, "x": name.lower()}
+        lines.append(_line(f"LATER-SW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry))
     text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
     DATASET.write_text(text, encoding="utf-8")
     print(f"{len(lines)} reports -> {DATASET}", file=sys.stderr)
