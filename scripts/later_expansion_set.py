@@ -27,8 +27,8 @@ The names are factual game data (creature names of Blizzard's game) used only as
 """
 
 import argparse
-import gzip
 import csv
+import gzip
 import json
 import random
 import re
@@ -47,7 +47,10 @@ MIN_LATER_ID = 36000
 
 _ENGLISH_FILES = ("Database/Corrections/cataNPCFixes.lua", "Database/Corrections/mopNPCFixes.lua")
 _LOCALE_FILES = {
-    loc: (f"Localization/lookups/Cata/lookupNpcs/{loc}.lua", f"Localization/lookups/MoP/lookupNpcs/{loc}.lua")
+    loc: (
+        f"Localization/lookups/Cata/lookupNpcs/{loc}.lua",
+        f"Localization/lookups/MoP/lookupNpcs/{loc}.lua",
+    )
     for loc in ("deDE", "frFR", "esES")
 }
 _COMMENT = re.compile(r"^\s+\[(\d+)\] = \{ -- (.+?)\s*$", re.MULTILINE)
@@ -63,7 +66,10 @@ _TECHNICAL = re.compile(
 
 def _catalog_names() -> set[str]:
     names: set[str] = set()
-    for file, column in (("creature_template.csv.gz", "name"), ("creature_template_locale.csv.gz", "Name")):
+    for file, column in (
+        ("creature_template.csv.gz", "name"),
+        ("creature_template_locale.csv.gz", "Name"),
+    ):
         with gzip.open(DATA / file, "rt", encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle):
                 if row[column]:
@@ -93,7 +99,10 @@ def _plausible(name: str) -> bool:
 
 def extract(git_dir: Path) -> None:
     commit = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+        ["git", "--git-dir", str(git_dir), "rev-parse", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.strip()
     catalog = _catalog_names()
     english: dict[int, str] = {}
@@ -108,9 +117,13 @@ def extract(git_dir: Path) -> None:
         for path in paths:
             for match in _LOOKUP.finditer(_git_show(git_dir, path)):
                 entry, name = int(match.group(1)), match.group(2).replace("\\'", "'")
-                if entry in english and entry > MIN_LATER_ID and _plausible(name):
-                    if normalize_for_match(name) not in catalog:
-                        rows.add((entry, locale[:2], name))
+                if (
+                    entry in english
+                    and entry > MIN_LATER_ID
+                    and _plausible(name)
+                    and normalize_for_match(name) not in catalog
+                ):
+                    rows.add((entry, locale[:2], name))
     header = (
         f"# source: https://github.com/Questie/Questie commit {commit}\n"
         f"# files: {', '.join(_ENGLISH_FILES)} (English, '-- Name' comments); "
@@ -156,16 +169,46 @@ def _misspell(name: str, rng: random.Random) -> str:
 
 
 _EN_SHAPES = (
-    ("title_boss", "[Boss] {X}", "{X} resets in the middle of the fight and heals to full. Happened three times tonight."),
-    ("not_spawn", "{X} does not spawn", "Waited at the spot for over an hour, {X} never showed up. Other players say the same."),
-    ("lower", "{x} is bugged", "{x} is bugged, it just stands there and does not attack anyone. please fix"),
-    ("misspelled", "Quest mob not working", "I cannot kill {M}, it evades every time I pull it. Tried with two characters."),
-    ("adds", "{X}'s adds never despawn", "After the pull {X}'s adds stay up even after the boss dies, so we cannot loot."),
-    ("loot", "No loot from {X}", "Killed {X} twice and the corpse had no loot at all, not even gold."),
+    (
+        "title_boss",
+        "[Boss] {X}",
+        "{X} resets in the middle of the fight and heals to full. Happened three times tonight.",
+    ),
+    (
+        "not_spawn",
+        "{X} does not spawn",
+        "Waited at the spot for over an hour, {X} never showed up. Other players say the same.",
+    ),
+    (
+        "lower",
+        "{x} is bugged",
+        "{x} is bugged, it just stands there and does not attack anyone. please fix",
+    ),
+    (
+        "misspelled",
+        "Quest mob not working",
+        "I cannot kill {M}, it evades every time I pull it. Tried with two characters.",
+    ),
+    (
+        "adds",
+        "{X}'s adds never despawn",
+        "After the pull {X}'s adds stay up even after the boss dies, so we cannot loot.",
+    ),
+    (
+        "loot",
+        "No loot from {X}",
+        "Killed {X} twice and the corpse had no loot at all, not even gold.",
+    ),
 )
 _LOCALE_SHAPES = {
-    "de": ("{X} spawnt nicht", "Ich warte seit einer Stunde, aber {X} erscheint einfach nicht. Bitte prüfen."),
-    "fr": ("{X} ne réapparaît pas", "J'attends depuis une heure mais {X} n'apparaît jamais. Merci de corriger."),
+    "de": (
+        "{X} spawnt nicht",
+        "Ich warte seit einer Stunde, aber {X} erscheint einfach nicht. Bitte prüfen.",
+    ),
+    "fr": (
+        "{X} ne réapparaît pas",
+        "J'attends depuis une heure mais {X} n'apparaît jamais. Merci de corriger.",
+    ),
     "es": ("{X} no aparece", "Llevo una hora esperando y {X} no aparece nunca. Por favor revisad."),
 }
 
@@ -179,7 +222,9 @@ def _boss_words() -> set[str]:
             if row["rank"] == "3":
                 bosses.add(int(row["entry"]))
                 words.update(re.findall(r"[^\W\d_]{5,}", normalize_for_match(row["name"])))
-    with gzip.open(DATA / "creature_template_locale.csv.gz", "rt", encoding="utf-8", newline="") as handle:
+    with gzip.open(
+        DATA / "creature_template_locale.csv.gz", "rt", encoding="utf-8", newline=""
+    ) as handle:
         for row in csv.DictReader(handle):
             if int(row["entry"]) in bosses:
                 words.update(re.findall(r"[^\W\d_]{5,}", normalize_for_match(row["Name"])))
@@ -206,8 +251,16 @@ def _near(word: str, words: set[str]) -> bool:
 #: edit from it), written as reports do (title case, lower case, a sentence start).
 _BOSS_SHAPES = (
     ("bossword_title", "{X} does not spawn", "Waited an hour at the spot, {X} never showed up."),
-    ("bossword_lower", "{x} is bugged", "{x} is bugged, it just stands there and does not attack anyone. please fix"),
-    ("bossword_adds", "Raid problem", "{X}'s adds never despawn after the pull, so we cannot loot the boss."),
+    (
+        "bossword_lower",
+        "{x} is bugged",
+        "{x} is bugged, it just stands there and does not attack anyone. please fix",
+    ),
+    (
+        "bossword_adds",
+        "Raid problem",
+        "{X}'s adds never despawn after the pull, so we cannot loot the boss.",
+    ),
 )
 
 
@@ -216,7 +269,11 @@ _BOSS_SHAPES = (
 _SINGLE_SHAPES = (
     ("single_lower", "{x} evade bug", "we pulled {x} twice and it evades at 50%, please fix"),
     ("single_start", "Raid boss bug", "{X} evades at 50% every time we pull, please fix."),
-    ("single_kill", "cant kill boss", "cant kill {x} in the last room, it resets when the tank moves"),
+    (
+        "single_kill",
+        "cant kill boss",
+        "cant kill {x} in the last room, it resets when the tank moves",
+    ),
 )
 
 
@@ -230,12 +287,25 @@ def generate(per_shape: int, per_locale: int, per_boss_shape: int = 30) -> None:
         shape, title, body = _EN_SHAPES[number % len(_EN_SHAPES)]
         surface = {"lower": name.lower(), "misspelled": _misspell(name, rng)}.get(shape, name)
         fields = {"X": name, "x": name.lower(), "M": surface}
-        lines.append(_line(f"LATER-EN-{number + 1:03d}", title, body, fields, surface, "en", shape, entry))
+        lines.append(
+            _line(f"LATER-EN-{number + 1:03d}", title, body, fields, surface, "en", shape, entry)
+        )
     for locale, (title, body) in _LOCALE_SHAPES.items():
         pool = sorted(names.get(locale, []))
         for number, (entry, name) in enumerate(rng.sample(pool, min(len(pool), per_locale))):
             fields = {"X": name}
-            lines.append(_line(f"LATER-{locale.upper()}-{number + 1:03d}", title, body, fields, name, locale, "frame", entry))
+            lines.append(
+                _line(
+                    f"LATER-{locale.upper()}-{number + 1:03d}",
+                    title,
+                    body,
+                    fields,
+                    name,
+                    locale,
+                    "frame",
+                    entry,
+                )
+            )
     boss_words = _boss_words()
     pool = sorted(
         (entry, name)
@@ -247,23 +317,36 @@ def generate(per_shape: int, per_locale: int, per_boss_shape: int = 30) -> None:
         shape, title, body = _BOSS_SHAPES[number % len(_BOSS_SHAPES)]
         surface = name.lower() if shape == "bossword_lower" else name
         fields = {"X": name, "x": name.lower()}
-        lines.append(_line(f"LATER-BW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry))
+        lines.append(
+            _line(f"LATER-BW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry)
+        )
     singles = sorted(
-        {name: entry for entry, name in names.get("en", []) if len(name) >= 5 and " " not in name}.items()
+        {
+            name: entry for entry, name in names.get("en", []) if len(name) >= 5 and " " not in name
+        }.items()
     )
     picks2 = rng.sample(singles, min(len(singles), per_boss_shape * len(_SINGLE_SHAPES)))
     for number, (name, entry) in enumerate(picks2):
         shape, title, body = _SINGLE_SHAPES[number % len(_SINGLE_SHAPES)]
         surface = name.lower() if shape != "single_start" else name
         fields = {"X": name, "x": name.lower()}
-        lines.append(_line(f"LATER-SW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry))
+        lines.append(
+            _line(f"LATER-SW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry)
+        )
     text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
     DATASET.write_text(text, encoding="utf-8")
     print(f"{len(lines)} reports -> {DATASET}", file=sys.stderr)
 
 
 def _line(
-    case_id: str, title: str, body: str, fields: dict[str, str], surface: str, language: str, shape: str, entry: int
+    case_id: str,
+    title: str,
+    body: str,
+    fields: dict[str, str],
+    surface: str,
+    language: str,
+    shape: str,
+    entry: int,
 ) -> dict[str, object]:
     return {
         "id": case_id,
@@ -279,10 +362,14 @@ def _line(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     ext = sub.add_parser("extract")
-    ext.add_argument("--questie", type=Path, required=True, help="git dir of a Questie/Questie checkout")
+    ext.add_argument(
+        "--questie", type=Path, required=True, help="git dir of a Questie/Questie checkout"
+    )
     gen = sub.add_parser("generate")
     gen.add_argument("--per-shape", type=int, default=40)
     gen.add_argument("--per-locale", type=int, default=25)

@@ -47,7 +47,7 @@ resolves only to a near spelling clearly ahead of every other entity's name.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.names import fold_accents, normalize_for_match
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
@@ -214,6 +214,8 @@ def _assess_search(
         return SearchAssessmentOutput.model_validate(data)
     if not exact:
         close = closest_spelling(search, candidates)
+        if close is not None and tiebreaks and not same_initial(search, close):
+            close = None  # v6: a different first letter is another name, not a misspelling
         if close is not None and not is_helper(close, patterns):
             selected = _selected(
                 search,
@@ -276,6 +278,21 @@ def _assess_search(
         "sentence around the first mention with context; the heuristic weighs no context beyond "
         "the name",
     )
+
+
+def same_initial(search: SearchView, candidate: CandidateView) -> bool:
+    """Whether some mention of ``search`` begins with the letter some name of ``candidate``
+    begins with (accents folded, case ignored): a reporter misspells inside a name, while a
+    name that differs from the written one in its first letter is another name ("Rockshell
+    Snapclaw", a creature of a later expansion, is not the 3.3.5 "Muckshell Snapclaw").
+    Protocol v6 (issue 29: no selection for a name the catalog does not hold)."""
+    starts = {_initial(name) for name in candidate_names(candidate)}
+    return any(_initial(mention.quote) in starts for mention in search.mentions)
+
+
+def _initial(text: str) -> str:
+    folded = fold_accents(normalize_for_match(text))
+    return next((char for char in folded if char.isalnum()), "")
 
 
 def _quotes(search: SearchView) -> str:
