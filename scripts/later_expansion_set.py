@@ -36,7 +36,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from vba_assets.domain.catalog.names import normalize_for_match
+from vba_assets.domain.catalog.names import fold_accents, normalize_for_match
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "vba_assets" / "worlddata" / "data"
@@ -64,17 +64,19 @@ _TECHNICAL = re.compile(
 )
 
 
-def _catalog_names() -> set[str]:
-    names: set[str] = set()
+def _catalog_rows() -> list[str]:
+    names: list[str] = []
     for file, column in (
         ("creature_template.csv.gz", "name"),
         ("creature_template_locale.csv.gz", "Name"),
     ):
         with gzip.open(DATA / file, "rt", encoding="utf-8", newline="") as handle:
-            for row in csv.DictReader(handle):
-                if row[column]:
-                    names.add(normalize_for_match(row[column]))
+            names.extend(row[column] for row in csv.DictReader(handle) if row[column])
     return names
+
+
+def _catalog_names() -> set[str]:
+    return {normalize_for_match(name) for name in _catalog_rows()}
 
 
 def _git_show(git_dir: Path, path: str) -> str:
@@ -277,6 +279,50 @@ _SINGLE_SHAPES = (
 )
 
 
+#: Shapes of the near-spelling stratum: a later name within the assessment's near-spelling
+#: similarity (0.85) of a catalog name, written in title case, in lower case and in a title.
+_NEAR_SHAPES = (
+    (
+        "near_title",
+        "{X} does not spawn",
+        "Waited at the spot for over an hour, {X} never showed up.",
+    ),
+    (
+        "near_lower",
+        "npc bugged",
+        "the {x} is bugged, it just stands there and does not talk to anyone",
+    ),
+    (
+        "near_body",
+        "Evade bug",
+        "I cannot kill {X}, it evades every time I pull it. Tried with two characters.",
+    ),
+)
+
+
+def _compact(text: str) -> str:
+    folded = fold_accents(normalize_for_match(text))
+    return "".join(c for c in folded if c.isalnum() or c == " ")
+
+
+def _near_catalog(pool: list[str]) -> list[str]:
+    """The names of ``pool`` whose letters are a near spelling of some catalog name's (Indel
+    similarity at least 0.85) without being equal to them ("Rockshell Snapclaw" ~ "Muckshell
+    Snapclaw"; "Ku'ma" ~ "Kuma" is left out: the same letters, punctuation aside)."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Indel
+
+    catalog = sorted({_compact(name) for name in _catalog_rows()})
+    found = []
+    for name in pool:
+        match = process.extractOne(
+            _compact(name), catalog, scorer=Indel.normalized_similarity, score_cutoff=0.85
+        )
+        if match is not None and match[1] < 1.0:
+            found.append(name)
+    return found
+
+
 def generate(per_shape: int, per_locale: int, per_boss_shape: int = 30) -> None:
     rng = random.Random(SEED)
     names = _read_names()
@@ -332,6 +378,16 @@ def generate(per_shape: int, per_locale: int, per_boss_shape: int = 30) -> None:
         fields = {"X": name, "x": name.lower()}
         lines.append(
             _line(f"LATER-SW-{number + 1:03d}", title, body, fields, surface, "en", shape, entry)
+        )
+    entries = {name: entry for entry, name in sorted(names.get("en", []), reverse=True)}
+    near = _near_catalog(sorted(entries))
+    near_lines = [(n, shape) for n in near for shape in _NEAR_SHAPES]
+    for number, (name, (kind, near_title, near_body)) in enumerate(near_lines):
+        surface = name.lower() if kind == "near_lower" else name
+        fields = {"X": name, "x": name.lower()}
+        case_id = f"LATER-NEAR-{number + 1:03d}"
+        lines.append(
+            _line(case_id, near_title, near_body, fields, surface, "en", kind, entries[name])
         )
     text = "".join(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n" for line in lines)
     DATASET.write_text(text, encoding="utf-8")
