@@ -50,6 +50,7 @@ __all__ = [
     "roles",
     "source_words",
     "spans",
+    "spelling_words",
     "terms",
     "tiebreaks",
 ]

@@ -15,7 +15,9 @@ One rule decides, for each search, in this order:
    sentence (or line) of the source around that mention;
 4. no candidate's name equals the term, but exactly one entity's name is a near spelling of what
    the report wrote (a misspelled mention) and it is no helper entry -> ``selected``, cited the
-   same way;
+   same way; since protocol v6 only when the mention agrees with that name word by word
+   (:mod:`.spelling_words`: "Commander Durand", a later expansion's creature, is not a
+   misspelling of "Commander Duron");
 5. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
 
@@ -47,7 +49,7 @@ resolves only to a near spelling clearly ahead of every other entity's name.
 import re
 from collections.abc import Sequence
 
-from vba_assets.domain.catalog.names import fold_accents, normalize_for_match
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
@@ -76,6 +78,7 @@ from vba_assets.heuristic.candidate_names import (
 from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
+from vba_assets.heuristic.spelling_words import words_agree
 from vba_assets.heuristic.tiebreaks import (
     ALL_FACTS,
     EXACT_FACTS,
@@ -214,8 +217,8 @@ def _assess_search(
         return SearchAssessmentOutput.model_validate(data)
     if not exact:
         close = closest_spelling(search, candidates)
-        if close is not None and tiebreaks and not same_initial(search, close):
-            close = None  # v6: a different first letter is another name, not a misspelling
+        if close is not None and tiebreaks and not _agrees(search, close):
+            close = None  # v6: another word than a misspelling of the name's (.spelling_words)
         if close is not None and not is_helper(close, patterns):
             selected = _selected(
                 search,
@@ -280,19 +283,10 @@ def _assess_search(
     )
 
 
-def same_initial(search: SearchView, candidate: CandidateView) -> bool:
-    """Whether some mention of ``search`` begins with the letter some name of ``candidate``
-    begins with (accents folded, case ignored): a reporter misspells inside a name, while a
-    name that differs from the written one in its first letter is another name ("Rockshell
-    Snapclaw", a creature of a later expansion, is not the 3.3.5 "Muckshell Snapclaw").
-    Protocol v6 (issue 29: no selection for a name the catalog does not hold)."""
-    starts = {_initial(name) for name in candidate_names(candidate)}
-    return any(_initial(mention.quote) in starts for mention in search.mentions)
-
-
-def _initial(text: str) -> str:
-    folded = fold_accents(normalize_for_match(text))
-    return next((char for char in folded if char.isalnum()), "")
+def _agrees(search: SearchView, candidate: CandidateView) -> bool:
+    """Protocol v6: the mention agrees word by word with the near spelling (issue 29)."""
+    quotes = [mention.quote for mention in search.mentions]
+    return words_agree(quotes, candidate_names(candidate))
 
 
 def _quotes(search: SearchView) -> str:
