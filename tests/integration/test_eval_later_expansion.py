@@ -31,32 +31,37 @@ def test_later_expansion_names_stay_at_or_below_their_baseline() -> None:
     assert report.blocked == []
 
 
-def test_a_later_name_one_first_letter_away_from_a_catalog_name_is_not_selected(
-    tmp_path: Path,
-) -> None:
-    """ "Rockshell Snapclaw" (a Cataclysm creature) is a near spelling of the 3.3.5 "Muckshell
-    Snapclaw" in all but its first letters: before the rule it was selected, now abstained."""
+def _line(case_id: str, body: str, surface: str, gold: int | None) -> dict[str, object]:
+    mention = {"surface": surface, "role": "affected_subject", "gold_entry": gold}
+    return {"id": case_id, "title": "Quest mob not working", "body": body, "mentions": [mention]}
+
+
+def test_later_names_near_a_catalog_name_are_not_selected(tmp_path: Path) -> None:
+    """Real later-expansion creatures, each a near spelling of a 3.3.5 name that differs in one
+    word ("Commander Durand" ~ "Commander Duron", "Dealer Vijaad" ~ "Dealer Zijaad", "Rockshell
+    Snapclaw" ~ "Muckshell Snapclaw", also written in lower case as the recall merge's phrase
+    lookup reads it): 14b4ec5 selects three of them, 9a0f51d all four; now none. A reporter's
+    misspelling that keeps every word's first letter still resolves (the rule is no blanket
+    ban)."""
     lines = [
-        {
-            "id": "LATER-ROCKSHELL",
-            "title": "Quest mob not working",
-            "body": "I cannot kill Rockshell Snapclaw, it evades every time I pull it.",
-            "mentions": [
-                {"surface": "Rockshell Snapclaw", "role": "affected_subject", "gold_entry": None}
-            ],
-        },
-        {
-            "id": "LATER-MISSPELLED",
-            "title": "Quest mob not working",
-            "body": "I cannot kill Muckshel Snapclaw, it evades every time I pull it.",
-            "mentions": [
-                {"surface": "Muckshel Snapclaw", "role": "affected_subject", "gold_entry": 4402}
-            ],
-        },
+        _line("LATER-DURAND", "Commander Durand does not talk to me.", "Commander Durand", None),
+        _line("LATER-VIJAAD", "I cannot buy from Dealer Vijaad at all.", "Dealer Vijaad", None),
+        _line(
+            "LATER-ROCKSHELL",
+            "I cannot kill Rockshell Snapclaw, it evades.",
+            "Rockshell Snapclaw",
+            None,
+        ),
+        _line(
+            "LATER-LOWER", "the rockshell snapclaw is bugged, it evades", "rockshell snapclaw", None
+        ),
+        _line(
+            "MISSPELLED", "I cannot kill Muckshel Snapclaw, it evades.", "Muckshel Snapclaw", 4402
+        ),
     ]
     dataset = tmp_path / "later.jsonl"
     dataset.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     report = run_eval(dataset, LlmConfig(), None, None, jobs=1)
+    assert report.aggregate.null_gold_covered >= 3  # searched, so the assessment decided
     assert report.aggregate.null_gold_selected == 0
-    # a misspelling that keeps the first letter is still resolved (the rule is not a blanket ban)
     assert report.aggregate.correct == 1

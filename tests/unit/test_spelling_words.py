@@ -59,6 +59,7 @@ def test_the_word_rules() -> None:
     assert word_agrees("wolves", "wolf")  # an inflected ending
     assert not word_agrees("wolfhound", "wolf")  # more than an ending
     assert word_agrees("hount", "hound")  # one edit, five letters
+    assert word_agrees("muckshel", "muckshell")  # the last letter dropped is one edit
     assert not word_agrees("woo", "wood")  # one edit, four letters
     assert word_agrees("corporate", "corporal")  # two edits, eight letters
     assert not word_agrees("durand", "duron")  # two edits, five letters

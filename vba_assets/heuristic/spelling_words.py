@@ -50,8 +50,9 @@ def word_agrees(written: str, named: str) -> bool:
         return True
     if written[0] != named[0]:
         return False
-    if len(named) >= 3 and written.startswith(named[:-1]):
-        return 0 <= len(written) - len(named) <= MAX_ENDING  # an inflected ending
+    ending = len(written) - len(named)
+    if len(named) >= 3 and written.startswith(named[:-1]) and 0 <= ending <= MAX_ENDING:
+        return True  # an inflected ending ("wolves" of "wolf")
     edits = Levenshtein.distance(written, named)
     return (edits <= 1 and len(named) >= MIN_ONE_EDIT_WORD) or (
         edits <= 2 and len(named) >= MIN_TWO_EDIT_WORD
