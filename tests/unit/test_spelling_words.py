@@ -23,6 +23,7 @@ MISSPELLINGS = [
     ("Griknir the Cold", "Grik'nir the Cold"),
     ("Diseased Timber Wolves", "Diseased Timber Wolf"),
     ("Doctor Vomisa", "Doctor Vomisa, Ph.T."),
+    ("Bloodguard Torek", "Blood Guard Torek"),
 ]
 
 LATER_NAMES = [
@@ -35,6 +36,7 @@ LATER_NAMES = [
     ("rockshell snapclaw", "Muckshell Snapclaw"),
     ("Han Stormstout", "Chen Stormstout"),
     ("Coridormi", "Soridormi"),
+    ("bloodguard toldrek", "Blood Guard Torek"),
 ]
 
 
