@@ -52,6 +52,7 @@ __all__ = [
     "roles",
     "source_words",
     "spans",
+    "spelling_words",
     "terms",
     "tiebreaks",
 ]

@@ -15,7 +15,9 @@ One rule decides, for each search, in this order:
    sentence (or line) of the source around that mention;
 4. no candidate's name equals the term, but exactly one entity's name is a near spelling of what
    the report wrote (a misspelled mention) and it is no helper entry -> ``selected``, cited the
-   same way;
+   same way; since protocol v6 only when the mention agrees with that name word by word
+   (:mod:`.spelling_words`: "Commander Durand", a later expansion's creature, is not a
+   misspelling of "Commander Duron");
 5. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
 
@@ -79,6 +81,7 @@ from vba_assets.heuristic.candidate_names import (
 from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
+from vba_assets.heuristic.spelling_words import words_agree
 from vba_assets.heuristic.tiebreaks import (
     ALL_FACTS,
     EXACT_FACTS,
@@ -221,6 +224,8 @@ def _assess_search(
         return SearchAssessmentOutput.model_validate(data)
     if not exact:
         close = closest_spelling(search, candidates)
+        if close is not None and tiebreaks and not _agrees(search, close):
+            close = None  # v6: another word than a misspelling of the name's (.spelling_words)
         if close is not None and not is_helper(close, patterns):
             selected = _selected(
                 search,
@@ -288,6 +293,12 @@ def _assess_search(
         "sentence around the first mention with context; the heuristic weighs no context beyond "
         "the name",
     )
+
+
+def _agrees(search: SearchView, candidate: CandidateView) -> bool:
+    """Protocol v6: the mention agrees word by word with the near spelling (issue 29)."""
+    quotes = [mention.quote for mention in search.mentions]
+    return words_agree(quotes, candidate_names(candidate))
 
 
 def _quotes(search: SearchView) -> str:
