@@ -1,11 +1,11 @@
 """Misspelled names searched by their corrected spelling (issue 29 item 5, protocol v6
 ``corrected_terms``) through the ``interpret_cases`` job.
 
-A made-up report writes Onyxia only as "Onixya". No catalog name equals or contains that text and
+A made-up report writes Onyxia only as "Onixia". No catalog name equals or contains that text and
 no literal part of it is worth searching, so before protocol v6 nothing was searched. Run on a real
 (temporary) Dagster instance with the embedded world DB and the heuristic provider (its replies
 here test quality: the selection, not only plumbing), the accepted plan searches "Onyxia" with
-``corrected_from`` citing the span "Onixya", the capture records both texts, the assessment
+``corrected_from`` citing the span "Onixia", the capture records both texts, the assessment
 selects Onyxia (10184), and the stored revision replays and verifies with the world database
 unavailable.
 """
@@ -20,8 +20,8 @@ from vba_assets.pipeline.verification import verify_revision
 
 REPORT = {
     "case_id": "BUG-CORRECTED-ONIXYA",
-    "title": "Onixya never takes off",
-    "body": "In phase two Onixya stays on the ground for the whole fight and never breathes "
+    "title": "Onixia never takes off",
+    "body": "In phase two Onixia stays on the ground for the whole fight and never breathes "
     "fire, so the raid kills her without any whelps spawning.",
     "reported_at": "2026-12-07T18:00:00+00:00",
     "reporter": "Tester",
@@ -42,8 +42,8 @@ def test_a_misspelled_boss_is_searched_by_its_corrected_name_and_selected(
     (search,) = [s for s in plan["searches"] if s["term"] == "Onyxia"]
     corrected = search["corrected_from"]
     assert corrected in search["mentions"]
-    assert corrected["quote"] == "Onixya"
-    assert texts[corrected["source"]][corrected["start"] : corrected["end"]] == "Onixya"
+    assert corrected["quote"] == "Onixia"
+    assert texts[corrected["source"]][corrected["start"] : corrected["end"]] == "Onixia"
     assert all("Onyxia" not in text for text in texts.values())  # not literal report text
 
     # the capture is the literal contains query on the corrected term, recording both texts

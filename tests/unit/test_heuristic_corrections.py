@@ -28,12 +28,13 @@ def _plans(case: dict[str, object], names: NameIndex) -> tuple[list[str], list[s
 def test_a_misspelled_boss_is_searched_by_its_corrected_name_only_with_corrections(
     reports: Reports, names: NameIndex
 ) -> None:
-    """ "Onixya" and "Muru" have no literal part worth searching; "Brtallus" keeps its literal
+    """ "Onixia" and "Muru" have no literal part worth searching (one edit each, the assessment's
+    word-by-word misspelling test: :mod:`~vba_assets.heuristic.spelling_words`); "Brtallus" keeps its literal
     part ("tallus", :mod:`~vba_assets.heuristic.misspellings`) with or without corrections."""
     case = reports.text(
         "CORRECTED-BOSSES",
-        "Onixya never takes off",
-        "Onixya stays on the ground, Brtallus never casts Stomp, and after him Muru despawns.",
+        "Onixia never takes off",
+        "Onixia stays on the ground, Brtallus never casts Stomp, and after him Muru despawns.",
     )
     plain, corrected = _plans(case, names)
     assert "Onyxia" not in plain and "M'uru" not in plain
@@ -52,4 +53,21 @@ def test_no_correction_for_words_near_no_boss_or_only_inflected(
         "The Poster near the Trek road in Durotar shows the wrong text.",
     )
     plain, corrected = _plans(case, names)
+    assert plain == corrected
+
+
+def test_no_correction_that_the_word_by_word_misspelling_test_refuses(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "velonara" (of the later-expansion "Dark Ranger Velonara", eval/later_expansion.jsonl) is
+    two edits from the boss Velanaa in a seven-letter word, and "Onixya" two from Onyxia in six:
+    the controller's bound allows both, the word-by-word test does not, so neither is corrected
+    (both were before it)."""
+    case = reports.text(
+        "CORRECTED-REFUSED",
+        "dark ranger velonara is bugged",
+        "Onixya and dark ranger velonara just stand there and do not attack anyone.",
+    )
+    plain, corrected = _plans(case, names)
+    assert "Velanaa" not in corrected and "Onyxia" not in corrected
     assert plain == corrected
