@@ -51,16 +51,3 @@ def common_word(word: str, language: str = "en") -> bool:
         return False
     languages = ["en"] if language == "en" or language not in LANGUAGES else ["en", language]
     return any(zipf_frequency(text, lang, wordlist="small") >= COMMON_ZIPF for lang in languages)
-
-
-@lru_cache(maxsize=8192)
-def unknown_word(word: str, language: str = "en") -> bool:
-    """True when ``word`` (one word) is in neither English's nor ``language``'s small list at
-    all (Zipf frequency 0: "vezax", "staghelm"), so it is no word of the language, not even a
-    rare one ("debuff" 1.7, a word of test creatures' names): a boss's short form written
-    exactly (:func:`~.misspellings.boss_word_term`)."""
-    text = word.strip()
-    if not any(char.isalpha() for char in text) or any(char.isspace() for char in text):
-        return False
-    languages = ["en"] if language == "en" or language not in LANGUAGES else ["en", language]
-    return all(zipf_frequency(text, lang, wordlist="small") == 0 for lang in languages)

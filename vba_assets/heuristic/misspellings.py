@@ -23,19 +23,15 @@ not found; a transposed first letter leaves only the rest of the name to search;
 not folded ("Sköll" for "Skoll" is not searchable literally on a backend that does not fold them).
 
 The planner asks this module twice: :func:`misspellings` picks the mentions worth a lookup (the
-capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`;
-then the rare lower-case phrases, single words and last words of runs of :mod:`.rare_words`, only
-for bosses where one word is all there is), and :func:`sharpened` searches an inflected name
+capitalized ones no catalog name equals or contains, at most :data:`MAX_MISSPELLING_LOOKUPS`,
+and the rare last word of a run (:mod:`.rare_words`), a boss's only), and :func:`sharpened` searches an inflected name
 that too many names contain by the rarer part it shares with the closest name.
 
 A single word close to no whole name may be a misspelled short form of a longer one: it is
 compared with the rare words of primary names (:func:`short_form_term`, :mod:`.name_index_words`:
-"Kaelthas" ~ "kael'thas", searched by "Kael"; "ilidan" ~ "illidan", by "lidan"), a boss's only.
-A rare word written exactly as a word of a boss's name ("vezax") is searched as written
-(:func:`boss_word_term`).
+"Kaelthas" ~ "kael'thas", searched by "Kael"), a boss's only.
 """
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -43,18 +39,10 @@ from rapidfuzz.distance import Levenshtein
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.heuristic.admission import common_noun
-from vba_assets.heuristic.common_words import unknown_word
 from vba_assets.heuristic.literal_terms import common_stretches
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.name_index_words import name_words
-from vba_assets.heuristic.rare_words import (
-    MAX_PHRASE_LOOKUPS,
-    MAX_WORD_CHECKS,
-    MAX_WORD_LOOKUPS,
-    last_word,
-    rare_phrases,
-    rare_words,
-)
+from vba_assets.heuristic.rare_words import last_word
 from vba_assets.heuristic.roles import zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Misspelling, ReportFacts, Term
@@ -147,38 +135,6 @@ def short_form_term(term: Term, index: NameIndex) -> Term | None:
     return _narrowed(term, part, name, chosen, best_score, primary=True)
 
 
-#: A rare word written exactly is a boss's short form when the names of at most this many
-#: entities hold it (a contains search for it then captures them all) ...
-MAX_BOSS_WORD_ENTITIES = 8
-#: ... and at least this share of them are bosses (as :meth:`.Gazetteer.mostly_bosses`).
-MIN_BOSS_WORD_SHARE = 1 / 3
-
-
-def _technical(name: str) -> bool:
-    """A name with a digit outside a trailing "(n)": a test or technical creature's."""
-    return any(char.isdigit() for char in re.sub(r"\s*\(\d+\)$", "", name))
-
-
-def boss_word_term(term: Term, index: NameIndex, language: str = "en") -> Term | None:
-    """A rare word written exactly as a word of a boss's name, in lower case or only at a
-    sentence start ("kill vezax" for General Vezax), searched as written; None when the names of
-    more than :data:`MAX_BOSS_WORD_ENTITIES` entities hold it, too few of them are bosses (a
-    name with digits besides a trailing "(1)" is a test creature's, "QA Test Dummy 73 Raid
-    Debuff", and counts as none), or it is a word of English or ``language``'s small word lists
-    (:func:`~.common_words.unknown_word`)."""
-    if not unknown_word(term.text, language):
-        return None
-    identities = name_words(index).entities.get(normalize_for_match(term.text), ())
-    if not identities or len(identities) > MAX_BOSS_WORD_ENTITIES:
-        return None
-    bosses = [i for i in identities if index.boss(i) and not _technical(index.names_of(i)[0].name)]
-    if len(bosses) < MIN_BOSS_WORD_SHARE * len(identities):
-        return None
-    chosen = min(bosses, key=lambda i: (len(index.names_of(i)[0].name), i))
-    misspelling = Misspelling(index.names_of(chosen)[0].name, chosen, 100.0, "name")
-    return Term(term.key, list(term.spans), cues=term.cues, misspelling=misspelling)
-
-
 def _narrowed(
     term: Term, part: str, name: str, identity: int, score: float, primary: bool
 ) -> Term | None:
@@ -264,7 +220,6 @@ def misspellings(
     kept: Sequence[Term],
     index: NameIndex,
     facts: ReportFacts,
-    sources: Sequence[SourceText] = (),
 ) -> list[Term]:
     """Sub-span terms for capitalized mentions that no catalog name equals or contains
     (:mod:`.misspellings`): whole runs or quoted strings, not common nouns, places (zone words,
@@ -272,11 +227,8 @@ def misspellings(
     inside the mention of a kept term that finds something (a kept term that finds nothing,
     "Kel Thuzad" for Kel'Thuzad, is looked up too: :func:`without_dead_terms`), first mentions
     first; a run of several words that is no misspelling is looked up once more by its last word
-    ("Naxxramas Thaddous"). Then, at most :data:`MAX_WORD_LOOKUPS` more, the single words that
-    are no common word of English or the report's language (:func:`rare_words`): capitalized
-    only at a sentence start ("Kaelthas evade bug"), a short form that names contain but that
-    was not admitted ("Patchwork"), or written in lower case ("ilidan"). Mentions whose
-    misspellings are searched by the same part make one term."""
+    ("Naxxramas Thaddous"). Mentions whose misspellings are searched by the same part make one
+    term."""
     taken = [span for term in kept if not term.finds_nothing for span in term.spans]
     found: list[Term] = []
     looked = 0
@@ -302,38 +254,6 @@ def misspellings(
         if narrowed is None and len(term.words) > 1:
             last = last_word(term, facts.language)
             narrowed = None if last is None else misspelled_term(last, index, boss=True)
-        if narrowed is not None:
-            _add(found, narrowed)
-    kept_keys = {term.key for term in kept if not term.finds_nothing}
-    searched = [span for term in found for span in term.spans]
-    looked = 0
-    for checked, term in enumerate(rare_phrases(grouped, sources, facts)):
-        if looked >= MAX_PHRASE_LOOKUPS or checked >= MAX_WORD_CHECKS:
-            break
-        if any(_covered(span, [*taken, *searched]) for span in term.spans):
-            continue
-        looked += 1
-        narrowed = misspelled_term(term, index)
-        if narrowed is not None:
-            _add(found, narrowed)
-            searched.extend(term.spans)
-    looked = checked = 0
-    words = name_words(index)
-    for term in rare_words(grouped, kept_keys, sources, facts):
-        if looked >= MAX_WORD_LOOKUPS or checked >= MAX_WORD_CHECKS:
-            break
-        checked += 1
-        if any(_covered(span, [*taken, *searched]) for span in term.spans):
-            continue
-        if words.holds(term.text):  # a word of some name as written: no misspelling
-            short = boss_word_term(
-                term, index, facts.language
-            )  # "kill vezax"; not "Durotar" of "Durotar Tiger"
-            if short is not None:
-                _add(found, short)
-            continue
-        looked += 1
-        narrowed = misspelled_term(term, index, boss=True)
         if narrowed is not None:
             _add(found, narrowed)
     return found

@@ -404,7 +404,7 @@ def plan_searches(
         terms = [t for t in terms if t.reference is not None or not t.weak or t.exact]
         terms = [t for t in terms if not not_for_creatures(t, index, catalogs)]
         terms = [case_safe(sharpened(t, sources, index), index) for t in terms]
-        terms = without_dead_terms(terms, misspellings(grouped, terms, index, facts, sources))
+        terms = without_dead_terms(terms, misspellings(grouped, terms, index, facts))
         readers = RoleReader(sources, index, gazetteer)
     searches, unsearched = select_searches(
         rank_terms(terms, language), catalogs, language, context.max_searches, readers
