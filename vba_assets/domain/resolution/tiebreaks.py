@@ -60,6 +60,7 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.resolution.same_names import capture_ties, name_ties
 from vba_assets.domain.resolution.zone_facts import (
+    fact_result_findings,
     zone_capture_findings,
     zone_fact,
     zone_lines,
@@ -345,23 +346,7 @@ def relation_capture_findings(
         found.append(
             finding(ErrorCode.CAPTURE_SQL_NOT_TEMPLATE, "SQL is not the relation query template")
         )
-    if any(row.identity not in relations.identities for row in relations.rows):
-        found.append(
-            finding(ErrorCode.CAPTURE_IDENTITY_DIFFERS, "a relation row of another identity")
-        )
-    if relations.snapshot != capture.result.snapshot:
-        found.append(finding(ErrorCode.CAPTURE_SNAPSHOT_DIFFERS, "relations from another snapshot"))
-    if relations.row_limit != RELATION_ROW_LIMIT or len(relations.rows) > relations.row_limit:
-        found.append(
-            finding(
-                ErrorCode.CAPTURE_ROW_LIMIT,
-                f"relation row limit {relations.row_limit} ({RELATION_ROW_LIMIT} expected) with "
-                f"{len(relations.rows)} rows",
-            )
-        )
-    if not relations.coverage_notes:
-        found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "relations without coverage"))
-    return found
+    return found + fact_result_findings(relations, capture, RELATION_ROW_LIMIT, "relation", finding)
 
 
 def tiebreak_fact_lines(facts: RelationResult | ZoneResult) -> list[str]:

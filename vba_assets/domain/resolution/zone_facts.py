@@ -27,11 +27,11 @@ has markers elsewhere can still select the wrong same-name entity; the heuristic
 """
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from vba_assets.domain.catalog.names import normalize_for_match
-from vba_assets.domain.catalog.world import ZoneResult
+from vba_assets.domain.catalog.world import RelationResult, ZoneResult
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.resolution.models import CaptureArtifact, GroundedTiebreak
 from vba_assets.errors import ErrorCode
@@ -164,18 +164,34 @@ def zone_capture_findings(
         )
     if "'" in zones.sql or " IN (" not in zones.sql.upper():
         found.append(finding(ErrorCode.CAPTURE_SQL_NOT_TEMPLATE, "SQL is not the zone template"))
-    if any(row.identity not in zones.identities for row in zones.rows):
-        found.append(finding(ErrorCode.CAPTURE_IDENTITY_DIFFERS, "a zone row of another identity"))
-    if zones.snapshot != capture.result.snapshot:
-        found.append(finding(ErrorCode.CAPTURE_SNAPSHOT_DIFFERS, "zones from another snapshot"))
-    if zones.row_limit != ZONE_ROW_LIMIT or len(zones.rows) > zones.row_limit:
+    return found + fact_result_findings(zones, capture, ZONE_ROW_LIMIT, "zone", finding)
+
+
+def fact_result_findings(
+    facts: ZoneResult | RelationResult,
+    capture: CaptureArtifact,
+    row_limit: int,
+    label: str,
+    finding: Callable[[ErrorCode, str], Finding],
+) -> list[Finding]:
+    """The checks every identity-keyed fact result of a capture shares (zone markers, quest
+    relations): rows only of its identities, the capture's snapshot, its row limit, coverage.
+    ``label`` names the facts in the messages ("zone": "a zone row ...", "zones from ...")."""
+    found = []
+    if any(row.identity not in facts.identities for row in facts.rows):
+        found.append(
+            finding(ErrorCode.CAPTURE_IDENTITY_DIFFERS, f"a {label} row of another identity")
+        )
+    if facts.snapshot != capture.result.snapshot:
+        found.append(finding(ErrorCode.CAPTURE_SNAPSHOT_DIFFERS, f"{label}s from another snapshot"))
+    if facts.row_limit != row_limit or len(facts.rows) > facts.row_limit:
         found.append(
             finding(
                 ErrorCode.CAPTURE_ROW_LIMIT,
-                f"zone row limit {zones.row_limit} ({ZONE_ROW_LIMIT} expected) with "
-                f"{len(zones.rows)} rows",
+                f"{label} row limit {facts.row_limit} ({row_limit} expected) with "
+                f"{len(facts.rows)} rows",
             )
         )
-    if not zones.coverage_notes:
-        found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, "zones without coverage"))
+    if not facts.coverage_notes:
+        found.append(finding(ErrorCode.CAPTURE_NO_COVERAGE_NOTES, f"{label}s without coverage"))
     return found
