@@ -29,7 +29,7 @@ from vba_assets.heuristic.name_index import Keeping, NameIndex
 from vba_assets.heuristic.name_scan import ScanLayout, build_scan_layout
 
 #: Bump when what :func:`name_words` derives or its document changes (part of the kept name).
-NAME_WORDS_VERSION = 2
+NAME_WORDS_VERSION = 3
 #: The name the name words are kept under in the index's store (they depend on the index alone).
 NAME_WORDS_KEPT_NAME = f"name-words-{NAME_WORDS_VERSION}"
 #: Shortest name word kept, in letters.
@@ -45,8 +45,6 @@ class NameWords:
     #: Each kept word and the entities whose primary names hold it, in identity order.
     entities: Mapping[str, tuple[int, ...]]
     layout: ScanLayout
-    #: The words of the primary names of more entities than that (not scored, only known).
-    shared: frozenset[str] = frozenset()
     #: Every normalized name (any locale) of a boss and every kept word a boss's name holds.
     boss_keys: tuple[str, ...] = ()
 
@@ -56,11 +54,6 @@ class NameWords:
         query = normalize_for_match(text)
         found = process.extractOne(query, self.boss_keys, scorer=fuzz.ratio, score_cutoff=cutoff)
         return bool(query) and found is not None
-
-    def holds(self, text: str) -> bool:
-        """Whether ``text`` (normalized) is a word of some primary name as written."""
-        word = normalize_for_match(text)
-        return word in self.entities or word in self.shared
 
     def closest(self, text: str, cutoff: float, limit: int = 3) -> list[tuple[str, float]]:
         """The kept words most similar to ``text`` (normalized; Indel ratio 0-100, at least
@@ -98,8 +91,7 @@ def _build(index: NameIndex) -> NameWords:
         for word, found in sorted(holders.items())
         if len(found) <= MAX_WORD_ENTITIES
     }
-    shared = frozenset(word for word in holders if word not in entities)
-    return NameWords(entities, build_scan_layout(entities), shared, _boss_keys(index, entities))
+    return NameWords(entities, build_scan_layout(entities), _boss_keys(index, entities))
 
 
 def _boss_keys(index: NameIndex, entities: Mapping[str, tuple[int, ...]]) -> tuple[str, ...]:
@@ -113,24 +105,20 @@ def _document(words: NameWords) -> dict[str, Any]:
     return {
         "version": NAME_WORDS_VERSION,
         "entities": dict(words.entities),
-        "shared": sorted(words.shared),
         "boss_keys": list(words.boss_keys),
     }
 
 
 def _from_document(document: Any) -> NameWords:
-    entities, shared, bosses = document["entities"], document["shared"], document["boss_keys"]
+    entities, bosses = document["entities"], document["boss_keys"]
     if (
         document.get("version") != NAME_WORDS_VERSION
         or not isinstance(entities, dict)
-        or not isinstance(shared, list)
         or not isinstance(bosses, list)
     ):
         raise ValueError("not a name words document of this version")
     kept = {str(word): tuple(int(i) for i in ids) for word, ids in sorted(entities.items())}
-    return NameWords(
-        kept, build_scan_layout(kept), frozenset(map(str, shared)), tuple(map(str, bosses))
-    )
+    return NameWords(kept, build_scan_layout(kept), tuple(map(str, bosses)))
 
 
 _KEPT: Keeping[NameWords] = Keeping(NAME_WORDS_KEPT_NAME, _document, _from_document)
