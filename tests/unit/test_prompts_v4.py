@@ -17,8 +17,7 @@ def _assessment_outputs() -> dict[str, list[dict[str, object]]]:
     }
 
 
-def test_v4_is_current_and_states_zone_and_exact_capture_tiebreaks() -> None:
-    assert CURRENT_PROMPT_VERSION == "v4"
+def test_v4_states_zone_and_exact_capture_tiebreaks() -> None:
     text = load_prompt_set("v4").instruction("resolution_assessment")
     assert '`"zone"`' in text and "`zone_row`" in text
     assert "zone markers" in text
@@ -43,3 +42,13 @@ def test_v4_examples_show_a_quest_a_zone_and_an_exact_name_selection() -> None:
         if item["status"] == "selected" and str(item["candidate_id"]).split("-")[1].startswith("X")
     ]
     assert len(exact) == 1  # the truncated search's exact-name capture row (Q1-X1)
+
+
+def test_v5_is_current_and_states_the_level_tiebreak() -> None:
+    """v5 changes only the assessment instructions: the 'level' fact of rule 4."""
+    assert CURRENT_PROMPT_VERSION == "v5"
+    v4, v5 = load_prompt_set("v4"), load_prompt_set("v5")
+    text = v5.instruction("resolution_assessment")
+    assert '`"level"`' in text and "script copy" in text
+    assert '`"level"`' not in v4.instruction("resolution_assessment")
+    assert v5.instruction("resolution_plan") == v4.instruction("resolution_plan")

@@ -454,6 +454,12 @@ def tiebreak_selection(
     )
     if selected is None:
         return None
+    if tiebreak.fact == "level":  # the fact is the capture's; its span is the cited mention
+        if selected.mention is None or not selected.evidence:
+            return None  # bare mentions: nothing in the report beyond the name
+        return selected.model_copy(
+            update={"tiebreak": tiebreak.model_copy(update={"span": selected.mention})}
+        )
     cited = EvidenceQuote(source=tiebreak.span.source, quote=tiebreak.span.quote)
     return selected.model_copy(
         update={"tiebreak": tiebreak, "evidence": [*selected.evidence, cited]}

@@ -10,7 +10,9 @@ for a grounded fact in the report that tells exactly one of them apart, in this 
    (any reporter language) while exactly one of them has the boss rank (3);
 4. ``zone``: the report writes (whole words, any case and apostrophe) a name of a zone that
    exactly one of them has spawn markers in, according to the zone markers the controller
-   captured; a level-1 row (a script dummy or encounter copy) is never chosen by a zone.
+   captured; a level-1 row (a script dummy or encounter copy) is never chosen by a zone;
+5. ``level``: exactly one of them is above level 1 and the others are level-1 script copies
+   (the capture's ``maxlevel``); the span is the selection's own mention.
 
 A fact that is found for two or more of the tied entities breaks nothing; a helper entry is never
 chosen. Every tie-break returned passes the controller's own check
@@ -38,6 +40,7 @@ from vba_assets.domain.resolution.tiebreaks import (
     BOSS_RANK,
     BOSS_WORD,
     TEXT_COLUMNS,
+    is_script_copy,
     linked_identities,
     tiebreak_problem,
     tied_identities,
@@ -153,11 +156,16 @@ def _zone_facts(
     return found
 
 
-def _script_dummy(candidate: CandidateView) -> bool:
-    """A level-1 row (``maxlevel`` 1): encounter copies and script dummies carry the boss's name
-    and often share its zone markers; a zone never grounds one of them."""
-    level = candidate.data.get("maxlevel")
-    return isinstance(level, int) and level <= 1
+def _level_facts(
+    search: SearchView, tied: Mapping[int, CandidateView], sources: Mapping[str, str]
+) -> dict[int, GroundedTiebreak]:
+    """The one tied identity above level 1 when every other one is a level-1 script copy; its
+    span is the search's first readable mention (the caller cites the selection's own)."""
+    real = [i for i, c in tied.items() if not is_script_copy(c.data)]
+    mention = next((m for m in search.mentions if m.source in sources), None)
+    if len(real) != 1 or mention is None:
+        return {}
+    return {real[0]: GroundedTiebreak(fact="level", span=mention)}
 
 
 def _boss_word(sources: Mapping[str, str]) -> MentionCitation | None:
@@ -194,11 +202,11 @@ def _column_facts(
 
 
 #: Every kind of fact, in the order they are tried.
-ALL_FACTS = ("link", "quest", "data_column", "zone")
+ALL_FACTS = ("link", "quest", "data_column", "zone", "level")
 #: The facts that break a tie inside an exact-name capture: the report names the entity's quest
 #: or zone (or links it). The word "boss" is left out: in a truncated search it named another
 #: boss of the same encounter (dev2, Akama and Illidan).
-EXACT_FACTS = ("link", "quest", "zone")
+EXACT_FACTS = ("link", "quest", "zone", "level")
 
 
 def find_tiebreak(
@@ -232,8 +240,10 @@ def find_tiebreak(
             found = _quest_facts(search, sources, names)
         elif kind == "data_column":
             found = _column_facts(tied, sources)
-        else:
+        elif kind == "zone":
             found = _zone_facts(search, tied_ids, sources, names)
+        else:
+            found = _level_facts(search, tied, sources)
         # A span crossing a zero-width or bidi character is never a grounded citation
         # (CITATION_INVISIBLE_CHARACTER); dropping only that fact could leave another identity
         # looking unique, so a kind with such a span breaks no tie.
@@ -243,7 +253,7 @@ def find_tiebreak(
         chosen = tied.get(identity)
         if chosen is None or is_helper(chosen, patterns):
             continue
-        if (kind == "zone" or group is not None) and _script_dummy(chosen):
+        if (kind == "zone" or group is not None) and is_script_copy(chosen.data):
             continue
         problem = tiebreak_problem(
             tiebreak,
@@ -268,6 +278,8 @@ def describe_tiebreak(search: SearchView, chosen: CandidateView, tiebreak: Groun
         "link": "the report links this identity and no other of them",
         "zone": "the report names a zone that only this entity has spawn markers in (zone "
         f"markers row {tiebreak.zone_row} of {search.capture_alias})",
+        "level": "it alone is above level 1; every other one of that name is a level-1 "
+        "script copy (an encounter dummy or cosmetic double)",
         "data_column": "the report calls it a boss and it alone has the boss rank"
         if tiebreak.column == "rank"
         else f"the report writes its {tiebreak.column}, which no other of them has",

@@ -155,16 +155,18 @@ class GroundedTiebreak(StrictModel):
     """Protocol v6: the grounded fact that tells the selected candidate apart from the other
     candidates of its search that carry the same name."""
 
-    fact: Literal["quest", "link", "data_column", "zone"] = Field(
+    fact: Literal["quest", "link", "data_column", "zone", "level"] = Field(
         description="'quest': the report names a quest that the selected entity starts or ends "
         "and none of the others does; 'link': the report links the selected identity; "
         "'data_column': the report states a data column value only it has (its subname, or "
         "the word 'boss' for the only one of rank 3); 'zone': the report names a zone that "
-        "only the selected entity has spawn markers in."
+        "only the selected entity has spawn markers in; 'level': the selected entity is the "
+        "only one above level 1 (maxlevel), every other one of that name is a level-1 script "
+        "copy, and the span is the selection's own mention."
     )
     span: MentionCitation = Field(
-        description="The exact report span of the fact: the quest title, the link, or the "
-        "column value as the report writes it."
+        description="The exact report span of the fact: the quest title, the link, the column "
+        "value as the report writes it, or (with 'level') the selection's mention."
     )
     relation_row: int | None = Field(
         default=None,

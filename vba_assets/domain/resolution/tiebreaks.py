@@ -32,8 +32,15 @@ facts of every same-name group it holds (:func:`capture_ties`), and a selection 
 name other candidates of the search share is checked against the others of that name
 (:func:`name_ties`), whatever the term; a candidate with a unique name is unaffected.
 
+* ``level``: the selected entity is the only one of that name above level 1 (``maxlevel``); every
+  other one is a level-1 script copy (an encounter dummy or cosmetic double that carries the boss's
+  name: four ``Sindragosa`` rows, three of them level 1). The fact is the capture's data column
+  alone; the span is the selection's own mention (the report names the creature a player meets),
+  so no other report text is claimed.
+
 Each check returns None when the fact holds, else the reason it does not. No fact keeps the search
-ambiguous. What it cannot do: levels are not compared (reporters state their own level as often as a creature's).
+ambiguous. What it cannot do: a level the report writes is never compared (reporters state their
+own level as often as a creature's).
 
 **Why the relations live in the contains capture** (the smallest sound shape): the query is
 keyed by the tied identities that capture already holds, not by report text, so it needs no
@@ -227,6 +234,33 @@ def _rank_fact(
     return None
 
 
+#: ``creature_template.maxlevel`` of a script copy: the level-1 rows that carry a creature's name.
+SCRIPT_COPY_LEVEL = 1
+
+
+def is_script_copy(columns: Mapping[str, Scalar]) -> bool:
+    """A level-1 row (``maxlevel`` 1): encounter copies and script dummies that carry a
+    creature's name."""
+    level = columns.get("maxlevel")
+    return isinstance(level, int) and level <= SCRIPT_COPY_LEVEL
+
+
+def level_fact(selected: int | str, data: Mapping[int | str, Mapping[str, Scalar]]) -> str | None:
+    """None when ``selected`` alone of the same-name entities (``data``: their data columns by
+    identity) is above level 1 and every other one is a level-1 script copy."""
+    level = data.get(selected, {}).get("maxlevel")
+    if not isinstance(level, int) or level <= SCRIPT_COPY_LEVEL:
+        return f"identity {selected} has no level above {SCRIPT_COPY_LEVEL} (maxlevel {level})"
+    above = sorted(
+        str(identity)
+        for identity, columns in data.items()
+        if identity != selected and not is_script_copy(columns)
+    )
+    if above:
+        return f"{', '.join(above)} of that name are not level-1 script copies"
+    return None
+
+
 def tiebreak_problem(
     tiebreak: GroundedTiebreak | None,
     *,
@@ -249,8 +283,8 @@ def tiebreak_problem(
             f"{shared!r}: "
             "a selection among them cites a grounded tiebreak (a quest the report names that "
             "only this one starts or ends, its link, its subname, 'boss' for the only "
-            "boss-rank one, or a zone the report names that only this one has spawn markers "
-            "in); otherwise answer 'ambiguous'"
+            "boss-rank one, a zone the report names that only this one has spawn markers "
+            "in, or 'level' when it alone is above level 1); otherwise answer 'ambiguous'"
         )
     if tiebreak.fact == "quest":
         return quest_fact(tiebreak, relations, selected, tied, term, names)
@@ -258,6 +292,8 @@ def tiebreak_problem(
         return zone_fact(tiebreak, zones, selected, tied, term, data, names)
     if tiebreak.fact == "link":
         return link_fact(tiebreak, selected, tied)
+    if tiebreak.fact == "level":
+        return level_fact(selected, data)
     return column_fact(tiebreak, selected, data)
 
 
@@ -288,7 +324,7 @@ def tiebreak_findings(
         if found:
             return found
     problem = (
-        None if verdict.tiebreak is None else zone_span_problem(verdict.tiebreak, sources)
+        None if verdict.tiebreak is None else _span_problem(verdict, sources)
     ) or tiebreak_problem(
         verdict.tiebreak,
         selected=chosen.identity,
@@ -302,6 +338,15 @@ def tiebreak_findings(
     if problem is None:
         return []
     return [rule_issue(ErrorCode.ASSESSMENT_TIEBREAK_UNGROUNDED, f"{path}/tiebreak", problem, sid)]
+
+
+def _span_problem(verdict: SearchAssessmentOutput, sources: Mapping[str, str]) -> str | None:
+    """A zone span must be whole words; a level fact's span must be the selection's mention."""
+    tiebreak = verdict.tiebreak
+    assert tiebreak is not None
+    if tiebreak.fact == "level" and tiebreak.span != verdict.mention:
+        return "a 'level' tie-break cites the selection's own mention as its span"
+    return zone_span_problem(tiebreak, sources)
 
 
 def relation_lines(relations: RelationResult) -> list[str]:
