@@ -19,7 +19,9 @@ byte-identical files.
 
 Usage::
 
-    python scripts/split_real_reports.py [INPUT] [--out-dir eval/real]
+    python scripts/split_real_reports.py [INPUT] [--out-dir eval/real] [--names dev test]
+
+(``--names dev3 test4`` made the fourth pair from the two pools collected on 2026-12-07.)
 
 The test half is meant to be run, never studied or tuned on.
 """
@@ -72,13 +74,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("input", nargs="?", type=Path, default=DEFAULT_INPUT)
     parser.add_argument("--out-dir", type=Path, default=REPO / "eval" / "real")
+    parser.add_argument(
+        "--names",
+        nargs=2,
+        default=("dev", "test"),
+        metavar=("STUDY", "HELD_OUT"),
+        help="the two output files' names without .jsonl (default: dev test)",
+    )
     args = parser.parse_args(argv)
     cases = read_jsonl(args.input)
     dev, test = split(cases)
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    write_jsonl(args.out_dir / "dev.jsonl", dev)
-    write_jsonl(args.out_dir / "test.jsonl", test)
-    print(f"{len(cases)} reports: dev {len(dev)}, test {len(test)} -> {args.out_dir}")
+    study, held_out = args.names
+    write_jsonl(args.out_dir / f"{study}.jsonl", dev)
+    write_jsonl(args.out_dir / f"{held_out}.jsonl", test)
+    print(f"{len(cases)} reports: {study} {len(dev)}, {held_out} {len(test)} -> {args.out_dir}")
     return 0
 
 
