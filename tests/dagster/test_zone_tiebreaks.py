@@ -1,4 +1,4 @@
-"""Grounded zone tie-breaks (issue 29 item 4, protocol v6) through the ``interpret_cases`` job.
+"""Grounded zone and level tie-breaks (issue 29 item 4, protocol v6) through the ``interpret_cases`` job.
 
 The demo world DB holds two creatures named "Hearthsinger Forresten": 10558 has spawn markers in
 Stratholme, 30551 in The Culling of Stratholme. A made-up report that names Stratholme breaks the
@@ -116,4 +116,29 @@ def test_a_named_quest_breaks_a_tie_inside_an_exact_name_capture(tmp_path: Path)
     context = _json(resolution / "context.json")
     assert (1855, "Tirion Fordring") in [(n["identity"], n["name"]) for n in context["selected"]]
     report = verify_revision(workspace.case("BUG-TIE-EXACT"), "0001")
+    assert report.ok, report.findings
+
+
+LEVEL_TIE = {
+    "case_id": "BUG-TIE-LEVEL",
+    "title": "Sindragosa breath",
+    "body": "Sindragosa does not cast Frost Breath in phase two, she only uses Blistering Cold.",
+    "reported_at": "2026-12-07T18:00:00+00:00",
+    "reporter": "Tester",
+}
+
+
+def test_the_only_row_above_level_1_breaks_a_tie_of_script_copies(tmp_path: Path) -> None:
+    """Four rows are named "Sindragosa" (36853 at level 83; 28499, 32446, 37755 are level-1
+    script copies): the 'level' tie-break selects 36853 citing the report's own mention, through
+    the job, and the revision verifies."""
+    workspace = _run(tmp_path, LEVEL_TIE)
+    resolution = _resolution(workspace, "BUG-TIE-LEVEL")
+    assessment = _json(resolution / "assessment.json")["assessment"]["assessments"]
+    (verdict,) = [v for v in assessment if v.get("tiebreak")]
+    assert verdict["status"] == "selected" and verdict["tiebreak"]["fact"] == "level"
+    assert verdict["tiebreak"]["span"] == verdict["mention"]
+    context = _json(resolution / "context.json")
+    assert (36853, "Sindragosa") in [(n["identity"], n["name"]) for n in context["selected"]]
+    report = verify_revision(workspace.case("BUG-TIE-LEVEL"), "0001")
     assert report.ok, report.findings
