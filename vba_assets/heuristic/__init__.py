@@ -25,6 +25,7 @@ __all__ = [
     "categories",
     "common_words",
     "corrections",
+    "embedded_names",
     "exact_coverage",
     "gazetteer",
     "inflection",

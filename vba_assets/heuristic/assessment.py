@@ -78,6 +78,7 @@ from vba_assets.heuristic.candidate_names import (
     is_exact,
     is_helper,
 )
+from vba_assets.heuristic.embedded_names import without_embedded_names
 from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
 from vba_assets.heuristic.spans import tokenize_source
@@ -169,7 +170,9 @@ def assess_search(
     ``tiebreaks`` (protocol v6) a selection among same-name candidates is grounded
     (:func:`tiebreak_selection`, :func:`without_ungrounded_tie`)."""
     verdict = _assess_search(search, sources, patterns, language, tiebreaks)
-    return without_ungrounded_tie(search, verdict) if tiebreaks else verdict
+    if not tiebreaks:
+        return verdict
+    return without_embedded_names(search, without_ungrounded_tie(search, verdict), sources)
 
 
 def _assess_search(
