@@ -16,15 +16,15 @@ from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.prose import Prose
-from vba_assets.heuristic.role_steps import StepSections
-from vba_assets.heuristic.role_words import (
+from vba_assets.heuristic.role_lists import (
     AND_WORDS,
     EXCEPT_BEFORE,
     LIST_FILLERS,
     OR_WORDS,
     PLURAL_AFTER,
-    alternation,
 )
+from vba_assets.heuristic.role_steps import StepSections
+from vba_assets.heuristic.role_words import alternation
 from vba_assets.heuristic.roles import RoleCues, zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Term
@@ -53,7 +53,7 @@ _OTHER_AFTER = re.compile(
 _COMPARISON = re.compile(r"\b(?:than|unlike|like|instead of|compared to|similar to)\s+(?:the\s+)?$")
 _GERUND_AFTER = re.compile(r"^\s+[a-z]+ing\b")
 _EXCEPT_BEFORE = re.compile(rf"(?:^|\W){alternation(EXCEPT_BEFORE)}\s+(?:the\s+)?$")
-#: Between two names of one list (see :data:`~.role_words.AND_WORDS`); group 1 is an "or" word.
+#: Between two names of one list (see :data:`~.role_lists.AND_WORDS`); group 1 is an "or" word.
 _LIST_GAP = re.compile(
     rf"^[ \t]*(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
     rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
