@@ -15,7 +15,10 @@ a link tail of bounded length), so a pass over a report's mentions stays linear 
 
 * :func:`fails_through_pronoun`: a pronoun after the name, in its sentence, says it fails ("X ...
   he gets bugged out", "while X is fighting you cannot click him");
-* :func:`should_after`: what it should do ("X should start the encounter").
+* :func:`should_after`: what it should do ("X should start the encounter");
+* :func:`escorted`: it is escorted ("When escorting X for <quest>", "saving X");
+* :func:`fails_around`: a failure said around it in a verb-last language ("Quest kann nicht bei X
+  abgegeben werden"), also past a parenthesis of a bare link (at most :data:`_LINK_CHARS`).
 
 What it cannot do: it reads phrases next to the name or a pronoun, not sentences; a failure
 said in another sentence (unless it opens with the pronoun) or behind another name is not seen,
@@ -30,6 +33,8 @@ from vba_assets.heuristic.role_words import (
     CLAUSE_ENDS,
     COMPARED_AFTER,
     CREATURE_NOUNS,
+    ESCORTED_AFTER,
+    ESCORTED_BEFORE,
     EXAMPLE_BEFORE,
     IT_FAILS,
     MISBEHAVES_AFTER,
@@ -38,6 +43,8 @@ from vba_assets.heuristic.role_words import (
     OTHER_SUBJECTS,
     SHOULD_AFTER,
     SUBJECT_PRONOUNS,
+    TURN_IN_AFTER,
+    TURN_IN_BEFORE,
     WORKS_AFTER,
     WORKS_BEFORE,
     alternation,
@@ -77,6 +84,14 @@ _WORKS_BEFORE = re.compile(rf"(?:^|\W){alternation(WORKS_BEFORE)}$")
 #: A next sentence that opens with a subject pronoun continues about the name ("Dashel
 #: Stonefist is there. He does not start the fight.").
 _OPENS_WITH_PRONOUN = re.compile(rf"\s*(?:{alternation(SUBJECT_PRONOUNS)})\s", re.IGNORECASE)
+_ESCORTED_BEFORE = re.compile(rf"(?:^|\W){alternation(ESCORTED_BEFORE)}$")
+_ESCORTED_AFTER = re.compile(rf"^\s*{alternation(ESCORTED_AFTER)}")
+_TURN_IN_BEFORE = re.compile(rf"(?:^|\W){alternation(TURN_IN_BEFORE)}$")
+#: After the name: a short parenthesis (an id, a bare link), then the verb of the turn-in.
+_LINK_CHARS = 200
+_TURN_IN_AFTER = re.compile(
+    rf"^[\s)\]\"*»”]*(?:\([^()\n]{{0,{_LINK_CHARS}}}\)\s*)?{alternation(TURN_IN_AFTER)}"
+)
 _EXAMPLE_BEFORE = re.compile(
     rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
 )
@@ -157,3 +172,19 @@ def works_or_example(prose: Prose, start: int, after: str) -> bool:
     window = prose.text[max(prose.line_start(start), start - WINDOW) : start]
     window = window.replace("’", "'").casefold()
     return bool(_EXAMPLE_BEFORE.search(window) or _WORKS_BEFORE.search(window))
+
+
+def escorted(before: str, after: str) -> bool:
+    """True when the lower-cased text around a name says it is escorted ("When escorting X",
+    "saving X", "wenn man X eskortiert")."""
+    return bool(_ESCORTED_BEFORE.search(before) or _ESCORTED_AFTER.search(after))
+
+
+def fails_around(prose: Prose, end: int, before: str) -> bool:
+    """True when a negation and a preposition before the name and the turn-in verb after it say
+    it fails as an ender or giver ("Quest kann nicht bei X (link) abgegeben werden"); reads at
+    most ``WINDOW + _LINK_CHARS`` characters after the name, on its line."""
+    if not _TURN_IN_BEFORE.search(before):
+        return False
+    after = prose.text[end : min(prose.line_end(end), end + WINDOW + _LINK_CHARS)]
+    return bool(_TURN_IN_AFTER.search(after.replace("’", "'").casefold()))

@@ -24,7 +24,7 @@ from vba_assets.heuristic.role_lists import (
     PLURAL_AFTER,
 )
 from vba_assets.heuristic.role_steps import StepSections
-from vba_assets.heuristic.role_words import alternation
+from vba_assets.heuristic.role_words import GROUP_AFTER, GROUP_BEFORE, alternation
 from vba_assets.heuristic.roles import RoleCues, zone_like
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.terms import Term
@@ -48,14 +48,18 @@ _OTHER_AFTER = re.compile(
     r"^(?:'s|s'|’s)\s+(?!(?:quest|questline|quests|were|are|is|was|do|does|did|don'?t|doesn'?t|"
     r"have|has|had|can|can'?t|cannot|will|won'?t|should|keeps?|still|not|never|also|spawn)\b)[a-z]"
 )
+#: The name qualifies the group of creatures around it ("Morogrim trash", "the trash before X").
+_GROUP_AFTER = re.compile(rf"^{alternation(GROUP_AFTER)}")
+_GROUP_BEFORE = re.compile(rf"(?:^|\W){alternation(GROUP_BEFORE)}$")
 #: The comparison words of :data:`_OTHER_BEFORE` whose name is still the subject when a verb in
 #: -ing follows ("instead of X looking at the skull, he ..."); the place words are not among them.
 _COMPARISON = re.compile(r"\b(?:than|unlike|like|instead of|compared to|similar to)\s+(?:the\s+)?$")
 _GERUND_AFTER = re.compile(r"^\s+[a-z]+ing\b")
 _EXCEPT_BEFORE = re.compile(rf"(?:^|\W){alternation(EXCEPT_BEFORE)}\s+(?:the\s+)?$")
-#: Between two names of one list (see :data:`~.role_lists.AND_WORDS`); group 1 is an "or" word.
+#: Between two names of one list (see :data:`~.role_lists.AND_WORDS`), also after a serial comma
+#: ("X, Y, and Z"); group 1 is an "or" word.
 _LIST_GAP = re.compile(
-    rf"^[ \t]*(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
+    rf"^[ \t]*(?:,[ \t]*)?(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
     rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
 )
 _LIST_GAP_CHARS = 40
@@ -92,7 +96,8 @@ class RoleReader:
     In order, for a taken term with the summed ``cues`` of its mentions:
 
     * ``other_context``: every mention is a landmark, a comparison or an exception ("near X",
-      "north of X", "more than X", "except X", "X's tunnel");
+      "north of X", "more than X", "except X", "X's tunnel"), or names the group of creatures
+      around it ("Morogrim trash", "the trash before X");
     * ``affected_subject``: a mention says the creature itself fails (an affected cue of
       :mod:`.roles`: "X doesn't spawn", "no X", "X has no quest marker", "can't turn in to X",
       "X nimmt die Quest nicht an", "X ... he gets bugged out"), or another term of the same
@@ -103,7 +108,8 @@ class RoleReader:
       fine", "X was fine", "e.g. X", "works on X but not on Y"), is the exception ("except X"),
       or every mention is what a reproduction step kills (:mod:`.role_steps`) beside another
       term;
-    * ``affected_subject``: a mention says what it should do ("X should despawn");
+    * ``affected_subject``: a mention says what it should do ("X should despawn") or that it is
+      escorted ("When escorting X for <quest>": the escort it leads is what breaks);
     * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
       "return to X", "quest from X"); a plural mention never is;
     * ``location_context``: a locative cue and a zone-like name;
@@ -169,7 +175,8 @@ class RoleReader:
             compared = bool(_OTHER_BEFORE.search(before)) and not (
                 _COMPARISON.search(before) and _GERUND_AFTER.match(after)
             )
-            if not (compared or _OTHER_AFTER.match(after)):
+            group = bool(_GROUP_AFTER.match(after) or _GROUP_BEFORE.search(before))
+            if not (compared or group or _OTHER_AFTER.match(after)):
                 return False
             found = True
         return found
@@ -373,8 +380,8 @@ class RoleReader:
             return "other_context"
         if self._outside_steps and self._only_killed_in_steps(term):
             return "other_context"  # a prerequisite of the steps beside what they show broken
-        if cues.should > 0 and not (cues.hands_out or self._other(term)):
-            return "affected_subject"  # what it should do, it does not
+        if (cues.should > 0 or cues.escorted > 0) and not (cues.hands_out or self._other(term)):
+            return "affected_subject"  # what it should do, it does not; the escort it leads
         if cues.hands_out and not plural:
             return "quest_giver"
         if cues.location > 0 and zone_like(term.text):

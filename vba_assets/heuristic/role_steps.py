@@ -28,7 +28,9 @@ _HEADING = re.compile(
 #: Before the name on its line: a step that kills it ("2. kill vezax", "- Kill the X").
 _KILL_STEP = re.compile(
     r"^[ \t>*-]*(?:\d{1,2}[.)][ \t]*)?(?:(?:then|and|und|puis|y)[ \t]+)?"
-    r"(?:kill|defeat|slay|töte|töten|besiege|tuer|vaincre|matar|derrotar|убить|убей|zabij)[ \t]+"
+    r"(?:kill|defeat|slay|attack|pull|aggro|engage|töte|töten|besiege|greife|tuer|vaincre|"
+    r"attaquer|attaque|matar|derrotar|atacar|ataca|убить|убей|атакуйте|атакуй|атаковать|zabij|"
+    r"zaatakuj)[ \t]+"
     r"(?:the[ \t]+|den[ \t]+|die[ \t]+|le[ \t]+|la[ \t]+|el[ \t]+)?$",
     re.IGNORECASE,
 )
@@ -54,7 +56,7 @@ class StepSections:
 
     def killed_in_step(self, line_start: int, start: int) -> bool:
         """True when the mention at ``start`` (its line starts at ``line_start``) is what a
-        reproduction step kills."""
+        reproduction step kills or attacks."""
         prefix = self._text[max(line_start, start - _LINE_PREFIX_CHARS) : start]
         return (
             start - line_start <= _LINE_PREFIX_CHARS

@@ -39,22 +39,40 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
         # "X gets bugged out", "X got stuck", "X becomes immune" (issue 29: dev2 raid reports)
         r"(?:gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bugged|stuck|reset|immune|untargetable|"
         r"invisible|unattackable)\b",
+        # issue 29 item 1: the wrong faction, said by its colour or standing ("X spawn is green",
+        # "X spawns as friendly", "X is yellow")
+        r"(?:spawns?\s+|spawned\s+)?(?:is|are|was|were|as|appears?\s+as|shows?\s+up\s+as)\s+"
+        r"(?:still\s+|now\s+|always\s+)?(?:green|yellow|friendly|neutral)\b",
     ),
     # "X nimmt die Quest nicht an", "X hat kein Fragezeichen", "X bietet mir die Abgabe nicht an"
-    "de": (r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",),
+    "de": (
+        r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",
+        r"(?:ist|sind|spawnt|spawnen|erscheint|erscheinen)\s+(?:[^\W\d_]+\s+)?"
+        r"(?:grün|gelb|freundlich|neutral)\b",
+    ),
     # "X ne despawn pas", "X n'acceptent pas", "X ne nous parle pas", "X est invisible"
     "fr": (
         r"(?:[^\W\d_]+\s+){0,2}(?:ne\s+|n')(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+\s+"
         r"(?:pas|plus|jamais|rien)\b",
         r"(?:est|sont|reste|restent)\s+(?:toujours\s+)?(?:invisibles?|bloquée?s?|absente?s?|"
         r"introuvables?|buggée?s?)\b",
+        r"(?:est|sont|apparaît|apparaissent|spawn)\s+(?:[^\W\d_]+\s+)?(?:verte?s?|jaunes?|"
+        r"amicale?s?|amicaux|neutres?)\b",
     ),
     # "X no recibe la misión", "X no nos la da", "X não aparece"
     # (right after the name: "X and no Y" is about Y)
-    "es": (r"(?:no|nunca|tampoco)\s+[^\W\d_]",),
+    "es": (
+        r"(?:no|nunca|tampoco)\s+[^\W\d_]",
+        r"(?:es|son|está|están|aparece|aparecen)\s+(?:[^\W\d_]+\s+)?(?:verdes?|amarill[oa]s?|"
+        r"amistos[oa]s?|neutrales?)\b",
+    ),
     "pt": (r"(?:não|nao|nunca)\s+[^\W\d_]",),
     # "X не даёт квест", "X мне не дал", "X нет на месте" (one word between, not a conjunction)
-    "ru": (r"(?:(?!(?:и|а|или|но)\s)[^\W\d_]+\s+)?(?:не|нет|нету|никогда)\s",),
+    "ru": (
+        r"(?:(?!(?:и|а|или|но)\s)[^\W\d_]+\s+)?(?:не|нет|нету|никогда)\s",
+        r"(?:[^\W\d_]+\s+)?(?:зелёный|зеленый|жёлтый|желтый|дружелюбный|дружественный|"
+        r"нейтральный)\b",
+    ),
     # "X nie daje questa", "X brak"
     "pl": (r"(?:(?!(?:i|a|oraz|ale)\s)[^\W\d_]+\s+)?(?:nie|brak)\s",),
     # "X 不给任务", "X 没有出现"
@@ -107,18 +125,30 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"ne\s+(?:marche|fonctionne)\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
         r"(?:au|à|a|avec)\s+(?:la\s+|le\s+)?(?:pnj\s+)?",
+        r"(?:ne\s+peu[xt]\s+pas|ne\s+peuvent\s+pas|on\s+ne\s+peut\s+pas)\s+(?:être\s+)?"
+        r"(?:rendre|rendue?|valider|validée?)\s+(?:la\s+quête\s+)?(?:à|au|a|auprès\s+d[eu])\s+"
+        r"(?:la\s+|le\s+)?(?:pnj\s+)?",
     ),
     "es": (
         r"pero\s+no\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
         r"no\s+funciona\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
-        r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:entregar(?:le)?\s+(?:la\s+)?misión|hablar)\s+"
-        r"(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
+        r"no\s+(?:puedo|se\s+puede|podemos|pude|deja)\s+(?:entregar(?:la|le)?\s+(?:la\s+)?"
+        r"(?:(?:misión|mision|quest)\s+)?|hablar\s+)(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
     ),
     "ru": (
         r"но\s+не\s+(?:на|с|у)\s+",
         r"не\s+работает\s+(?:на|с|у)\s+",
         r"(?:не\s+могу|нельзя|невозможно|не\s+получается)\s+(?:сдать|взять|получить)\s+"
         r"(?:квест|задание)\s+(?:у\s+)?(?:нпс\s+|нпц\s+|нип\s+)?",
+    ),
+    "pl": (
+        r"(?:nie\s+(?:mogę|można|da\s+się)|nie\s+mogłem|nie\s+mogłam)\s+(?:oddać|zdać|wziąć)\s+"
+        r"(?:(?:questa|zadania|quest)\s+)?(?:u|do|od)\s+(?:npc\s+)?",
+    ),
+    "pt": (
+        r"(?:não|nao)\s+(?:consigo|consegui|dá\s+para|da\s+para|é\s+possível)\s+"
+        r"(?:entregar|pegar|falar)\s+(?:(?:a\s+)?(?:missão|missao|quest)\s+)?"
+        r"(?:para|ao|a|à|com|do|da)\s+(?:o\s+)?(?:npc\s+)?",
     ),
 }
 
@@ -308,4 +338,54 @@ CREATURE_NOUNS: tuple[str, ...] = (
     r"wache",
     r"jefe",
     r"guardia",
+)
+
+#: Before the name: the creature is escorted (or rescued on an escort quest): "When escorting X
+#: for <quest>", "saving X", "l'escorte de X". The escort it leads is what an escort report is
+#: about, so it is affected, as with :data:`SHOULD_AFTER` (weaker than a failure, never over a
+#: giver's own cue). Each entry must end where the name starts.
+ESCORTED_BEFORE: dict[str, tuple[str, ...]] = {
+    "en": (
+        r"(?:escort|escorts|escorting|escorted|saving|rescuing|protecting)\s+(?:the\s+)?",
+        r"escort\s+(?:quest\s+)?(?:of|with)\s+(?:the\s+)?",
+    ),
+    "de": (r"(?:eskorte|begleitung|begleitschutz)\s+(?:von\s+|für\s+)?(?:dem\s+|der\s+|den\s+)?",),
+    "fr": (r"(?:escorter|escorte|escortant|escorté|escortée)\s+(?:de\s+|du\s+)?(?:la\s+|le\s+)?",),
+    "es": (r"(?:escoltar|escoltando|escoltado|escolta)\s+(?:a\s+|al\s+|de\s+|del\s+)?(?:la\s+)?",),
+    "pt": (r"(?:escoltar|escoltando|escolta)\s+(?:a\s+|o\s+|de\s+|do\s+|da\s+)?",),
+    "ru": (r"(?:сопровождении|сопровождение|сопровождать|сопровождаю|сопровождая)\s+",),
+    "pl": (r"(?:eskortując|eskortować|eskortuję|eskorta|eskorcie)\s+",),
+}
+
+#: After the name, in a language that puts the verb last: "wenn man X eskortiert", "X begleiten".
+ESCORTED_AFTER: dict[str, tuple[str, ...]] = {
+    "de": (r"(?:eskortiert|eskortieren|eskortiere|begleitet|begleiten|begleite)\b",),
+}
+
+#: Around the name, in a language that puts the verb last: before it a negation and a
+#: preposition, after it the verb of the turn-in or acceptance ("Quest kann nicht bei X abgegeben
+#: werden", "nicht bei X annehmen"): X fails as the ender or giver. Read only together.
+TURN_IN_BEFORE: dict[str, tuple[str, ...]] = {
+    "de": (
+        r"(?:nicht|nie|nirgends)\s+(?:mehr\s+)?(?:bei|an|von|zu)\s+(?:dem\s+|der\s+|den\s+)?"
+        r"(?:npc\s+|questgeber\s+|questender\s+)?",
+    ),
+}
+TURN_IN_AFTER: dict[str, tuple[str, ...]] = {
+    "de": (
+        r"(?:abgegeben|abgeben|abzugeben|angenommen|annehmen|anzunehmen|abgeschlossen|"
+        r"abschließen|abzuschließen|angeboten|anbieten|erhalten|bekommen)\b",
+    ),
+}
+
+#: After the name: it names the group of other creatures around it ("Morogrim trash", "X's trash
+#: pack"), the creature itself is the landmark. Read at the start of the text after it.
+GROUP_AFTER: tuple[str, ...] = (r"(?:'s|s')?[ \t]*-?[ \t]*(?:trash|trashmobs?|trashpacks?)\b",)
+
+#: Before the name: the same group said the other way round ("the trash before X", "Trash vor X",
+#: "les trashs avant X"). Each entry must end where the name starts.
+GROUP_BEFORE: tuple[str, ...] = (
+    r"trash(?:mobs?|packs?|s)?\s+(?:mobs?\s+|packs?\s+)?(?:before|after|of|near|around|to|vor|"
+    r"nach|bei|von|avant|après|de|du|antes\s+de|después\s+de|del|перед|после|przed|po)\s+"
+    r"(?:the\s+|dem\s+|der\s+|den\s+|le\s+|la\s+|el\s+)?",
 )
