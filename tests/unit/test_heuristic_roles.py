@@ -547,3 +547,60 @@ def test_a_quest_picked_up_from_a_linked_npc_is_its_giver(
     roles = roles_of(reports, names, "[NPC] Marshal Dughan missing", body)
     assert roles.get("261") == "quest_giver"  # the linked npc, searched by its identity
     assert roles.get("Marshal Dughan") == "affected_subject"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # its own thing fails: through a possessive, or the noun it qualifies
+        ("We killed Hogger and his loot chest did not spawn.", "Hogger"),
+        ("Naxxramas Thaddius teleporter didnt spawn after the kill", "Thaddius"),
+    ],
+)
+def test_a_failure_of_the_creatures_own_part_is_read(text: str, name: str) -> None:
+    assert cues_of(text, name).fails
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Marshal Dughan gave me his quest, it does not complete.", "Marshal Dughan"),
+        ("Hogger quest doesn't complete.", "Hogger"),
+        ("When escorting Hogger for Missing in Action, he walks.", "Hogger"),
+    ],
+)
+def test_a_quest_or_a_function_word_after_the_name_is_not_its_part(text: str, name: str) -> None:
+    assert not cues_of(text, name).fails
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "expected"),
+    [
+        # "X's Shadow Bolt Volley" is X's ability, not a landmark ("X's tunnel")
+        (
+            "Kalecgos evade bug",
+            "The Kalecgos fight resets mid-combat.\n\n1. Kalecgos queues a spell, the target "
+            "takes a portal.\n2. Sathrovarr's Shadow Bolt Volley has a cast time. If the target "
+            "gets ported, the spell will evade.",
+            {"Kalecgos": "affected_subject", "Sathrovarr": "affected_subject"},
+        ),
+        # ... one capitalized word is too often a common noun: a landmark still
+        (
+            "[Loot] Lurker drops the wrong loot",
+            "After our Lurker kill we looted from Hydross's Table again.",
+            {"Hydross": "other_context"},
+        ),
+        # the report's own list of link lines, under a title that names one creature
+        (
+            "Trash vor Hogger",
+            "Der Trash vor Hogger respawnt.\n\nhttps://www.wowhead.com/npc=448\n"
+            "https://www.wowhead.com/npc=299\nhttps://www.wowhead.com/npc=113\n",
+            {"299": "affected_subject", "113": "affected_subject"},
+        ),
+    ],
+)
+def test_roles_of_abilities_and_link_lists(
+    reports: Reports, names: NameIndex, title: str, body: str, expected: dict[str, str]
+) -> None:
+    roles = roles_of(reports, names, title, body)
+    assert {term: roles.get(term) for term in expected} == expected

@@ -28,13 +28,21 @@ and a pronoun is not checked for number or gender.
 import re
 from collections.abc import Sequence
 
+from vba_assets.heuristic.lexicon import is_stopword
 from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_phrases import (
+    ESCORTED_AFTER,
+    ESCORTED_BEFORE,
+    GROUP_AFTER,
+    POSSESSIVES,
+    QUEST_PARTS,
+    TURN_IN_AFTER,
+    TURN_IN_BEFORE,
+)
 from vba_assets.heuristic.role_words import (
     CLAUSE_ENDS,
     COMPARED_AFTER,
     CREATURE_NOUNS,
-    ESCORTED_AFTER,
-    ESCORTED_BEFORE,
     EXAMPLE_BEFORE,
     IT_FAILS,
     MISBEHAVES_AFTER,
@@ -43,8 +51,6 @@ from vba_assets.heuristic.role_words import (
     OTHER_SUBJECTS,
     SHOULD_AFTER,
     SUBJECT_PRONOUNS,
-    TURN_IN_AFTER,
-    TURN_IN_BEFORE,
     WORKS_AFTER,
     WORKS_BEFORE,
     alternation,
@@ -69,6 +75,20 @@ _COMPARED = re.compile(rf"^\s*{alternation(COMPARED_AFTER)}")
 #: A subject pronoun (then read with the after-name phrases), "it" with what only a creature
 #: does, or an object pronoun of a failed action; after a word boundary.
 _PRONOUN = re.compile(rf"(?<![\w'])(?:{alternation(SUBJECT_PRONOUNS)})(?=\s)")
+#: A possessive pronoun and one or two words of the creature's own thing ("his teleporter").
+_POSSESSED = tuple(
+    re.compile(
+        rf"(?<![\w']){alternation(POSSESSIVES)}\s+(?!{alternation(QUEST_PARTS)}\b)"
+        rf"[^\W\d_]+{extra}(?=\s)"
+    )
+    for extra in ("", r"\s+[^\W\d_]+")
+)
+#: A lower-case noun right after the name that X qualifies ("Thaddous teleporter didnt spawn"),
+#: not a quest word, a group word ("X trash") or a zone word ("X camp").
+_QUALIFIED = re.compile(
+    rf"[ \t]+(?!(?:{alternation(QUEST_PARTS)}|{alternation(GROUP_AFTER)})(?!\w))"
+    r"([a-zß-ÿа-яё][\w'’-]*)(?=\s)"
+)
 _PRONOUN_FAILS = re.compile(
     rf"(?<![\w']){alternation(IT_FAILS)}|(?<![\w']){alternation(OBJECT_FAILS)}"
 )
@@ -129,7 +149,9 @@ def fails_through_pronoun(
 ) -> bool:
     """True when, after a name and in its sentence, a pronoun says it fails before another name
     comes: "If you DPS X too fast he gets bugged out", "while X is fighting you cannot click him",
-    "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage".
+    "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage";
+    or a possessive pronoun says its own thing fails: "we killed X and his teleporter did not
+    spawn" (one or two words after the pronoun, not a quest word).
 
     The window is at most :data:`PRONOUN_WINDOW` characters, ends with the sentence ("Only
     Mottled Boars wander by. Is he despawned?" is about another), at a creature's common noun
@@ -151,6 +173,10 @@ def fails_through_pronoun(
         return True
     return any(
         fails_after(window[match.end() :], affected_after) for match in _PRONOUN.finditer(window)
+    ) or any(
+        fails_after(window[match.end() :], affected_after)
+        for possessed in _POSSESSED
+        for match in possessed.finditer(window)
     )
 
 
@@ -188,3 +214,17 @@ def fails_around(prose: Prose, end: int, before: str) -> bool:
         return False
     after = prose.text[end : min(prose.line_end(end), end + WINDOW + _LINK_CHARS)]
     return bool(_TURN_IN_AFTER.search(after.replace("’", "'").casefold()))
+
+
+def qualified_fails(
+    prose: Prose, end: int, affected_after: Sequence[re.Pattern[str]], zone_words: frozenset[str]
+) -> bool:
+    """True when the name qualifies a lower-case noun whose failure follows: "Thaddous teleporter
+    didnt spawn", "Illidan fight is bugged" (X's own part; not "X quest", "X trash", "X camp")."""
+    match = _QUALIFIED.match(prose.text, end, min(prose.line_end(end), end + WINDOW))
+    if match is None or match.group(1).casefold() in zone_words or is_stopword(match.group(1)):
+        return False
+    after = prose.text[match.end() : min(prose.line_end(end), match.end() + WINDOW)]
+    boundary = _BOUNDARY.search(after)
+    after = after[: boundary.start() + 1] if boundary else after
+    return fails_after(after.replace("’", "'").casefold(), affected_after)

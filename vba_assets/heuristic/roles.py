@@ -54,6 +54,7 @@ from vba_assets.heuristic.broken_cues import (
     fails_before,
     fails_through_pronoun,
     past_link,
+    qualified_fails,
     should_after,
     works_or_example,
 )
@@ -342,6 +343,7 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or fails_after(past_link(prose, end), _AFFECTED_AFTER)
         or (not in_place and fails_through_pronoun(prose, end, _AFFECTED_AFTER))
         or fails_around(prose, end, before)
+        or (not in_place and qualified_fails(prose, end, _AFFECTED_AFTER, ZONE_WORDS))
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
