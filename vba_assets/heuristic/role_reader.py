@@ -82,12 +82,8 @@ _PLURAL_AFTER = re.compile(rf"^(?:e?s)?[ \t]*{alternation(PLURAL_AFTER)}\b")
 #: subject.
 _QUEST_QUALIFIER = re.compile(r"^[ \t]+(?:quest|questline|quest-?chain|quête|aufgabe)\b", re.I)
 #: The separators of a title's segments ("[Black Temple] Illidan", "Black Temple - Illidan,
-#: Essence", "Scarlet Commander Mograine and High Inquisitor Whitemane"); a hyphen without spaces
-#: only after a zone word ("Black Temple-Illidan": "Yogg-Saron" is one name).
-_SEGMENT_BEFORE = re.compile(
-    rf"(?:^|[\[\]():|/,;#–—]|\s-|\s(?:and|und|et|y|&|и)|\b(?:{'|'.join(sorted(ZONE_WORDS))})-)\s*$",
-    re.I,
-)
+#: Essence", "Scarlet Commander Mograine and High Inquisitor Whitemane").
+_SEGMENT_BEFORE = re.compile(r"(?:^|[\[\]():|/,;#–—]|\s-|\s(?:and|und|et|y|&|и))\s*$", re.I)
 _SEGMENT_AFTER = re.compile(r"^\s*(?:$|[\[\]():|/,;–—]|-\s|(?:and|und|et|y|&|и)\s)", re.I)
 
 
