@@ -584,6 +584,12 @@ def test_a_quest_or_a_function_word_after_the_name_is_not_its_part(text: str, na
             "gets ported, the spell will evade.",
             {"Kalecgos": "affected_subject", "Sathrovarr": "affected_subject"},
         ),
+        # "X's adds never despawn": X's own part fails, X is no landmark ("X's tunnel")
+        (
+            "Raid problem",
+            "After the pull Onyxia's adds never despawn, so we cannot loot.",
+            {"Onyxia": "affected_subject"},
+        ),
         # ... one capitalized word is too often a common noun: a landmark still
         (
             "[Loot] Lurker drops the wrong loot",

@@ -83,10 +83,11 @@ _POSSESSED = tuple(
     )
     for extra in ("", r"\s+[^\W\d_]+")
 )
-#: A lower-case noun right after the name that X qualifies ("Thaddous teleporter didnt spawn"),
-#: not a quest word, a group word ("X trash") or a zone word ("X camp").
+#: A lower-case noun right after the name (or its possessive) that X qualifies ("Thaddous
+#: teleporter didnt spawn", "X's adds never despawn"), not a quest word, a group word ("X trash")
+#: or a zone word ("X camp").
 _QUALIFIED = re.compile(
-    rf"[ \t]+(?!(?:{alternation(QUEST_PARTS)}|{alternation(GROUP_AFTER)})(?!\w))"
+    rf"(?:'s|’s|s')?[ \t]+(?!(?:{alternation(QUEST_PARTS)}|{alternation(GROUP_AFTER)})(?!\w))"
     r"([a-zß-ÿа-яё][\w'’-]*)(?=\s)"
 )
 _PRONOUN_FAILS = re.compile(
@@ -220,7 +221,8 @@ def qualified_fails(
     prose: Prose, end: int, affected_after: Sequence[re.Pattern[str]], zone_words: frozenset[str]
 ) -> bool:
     """True when the name qualifies a lower-case noun whose failure follows: "Thaddous teleporter
-    didnt spawn", "Illidan fight is bugged" (X's own part; not "X quest", "X trash", "X camp")."""
+    didnt spawn", "Illidan fight is bugged", "X's adds never despawn" (X's own part; not "X
+    quest", "X trash", "X camp")."""
     match = _QUALIFIED.match(prose.text, end, min(prose.line_end(end), end + WINDOW))
     if match is None or match.group(1).casefold() in zone_words or is_stopword(match.group(1)):
         return False

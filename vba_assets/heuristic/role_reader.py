@@ -27,7 +27,7 @@ from vba_assets.heuristic.role_lists import (
 from vba_assets.heuristic.role_phrases import GROUP_AFTER, GROUP_BEFORE
 from vba_assets.heuristic.role_steps import StepSections
 from vba_assets.heuristic.role_words import alternation
-from vba_assets.heuristic.roles import RoleCues, zone_like
+from vba_assets.heuristic.roles import RoleCues, own_part_fails, zone_like
 from vba_assets.heuristic.spans import SourceText
 from vba_assets.heuristic.terms import Term
 
@@ -184,7 +184,11 @@ class RoleReader:
                 _COMPARISON.search(before) and _GERUND_AFTER.match(after)
             )
             group = bool(_GROUP_AFTER.match(after) or _GROUP_BEFORE.search(before))
-            landmark = _OTHER_AFTER.match(after) and not _own_ability(text, span.extent)
+            landmark = (
+                _OTHER_AFTER.match(after)
+                and not _own_ability(text, span.extent)
+                and not (prose is not None and own_part_fails(prose, span.extent))
+            )
             if not (compared or group or landmark):
                 return False
             found = True

@@ -343,7 +343,7 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or fails_after(past_link(prose, end), _AFFECTED_AFTER)
         or (not in_place and fails_through_pronoun(prose, end, _AFFECTED_AFTER))
         or fails_around(prose, end, before)
-        or (not in_place and qualified_fails(prose, end, _AFFECTED_AFTER, ZONE_WORDS))
+        or (not in_place and own_part_fails(prose, end))
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
@@ -359,6 +359,11 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         int(should),
         int(escort),
     )
+
+
+def own_part_fails(prose: Prose, end: int) -> bool:
+    """True when a noun the name ending at ``end`` qualifies fails ("X's adds never despawn")."""
+    return qualified_fails(prose, end, _AFFECTED_AFTER, ZONE_WORDS)
 
 
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
