@@ -610,3 +610,33 @@ def test_roles_of_abilities_and_link_lists(
 ) -> None:
     roles = roles_of(reports, names, title, body)
     assert {term: roles.get(term) for term in expected} == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "expected"),
+    [
+        # the creature the reporter killed on the way is context beside the one that fails
+        (
+            "Turn-in problem",
+            "I killed Hogger and have the claw but Marshal Dughan only has gossip.",
+            {"Hogger": "other_context", "Marshal Dughan": "affected_subject"},
+        ),
+        (
+            "Quest: Die Klaue",
+            "Marschall Dughan nimmt die Quest nicht an. Haben Hogger gestern Abend gelegt, "
+            "konnte aber nix abgeben.",
+            {"Hogger": "other_context", "Marschall Dughan": "affected_subject"},
+        ),
+        # ... but not when nothing else fails: the killed one is then what the report is about
+        (
+            "Hogger",
+            "I killed Hogger yesterday and nothing dropped at all.",
+            {"Hogger": "affected_subject"},
+        ),
+    ],
+)
+def test_a_creature_the_reporter_killed_is_a_prerequisite(
+    reports: Reports, names: NameIndex, title: str, body: str, expected: dict[str, str]
+) -> None:
+    roles = roles_of(reports, names, title, body)
+    assert {term: roles.get(term) for term in expected} == expected

@@ -25,7 +25,7 @@ from vba_assets.heuristic.role_lists import (
     PLURAL_AFTER,
 )
 from vba_assets.heuristic.role_phrases import GROUP_AFTER, GROUP_BEFORE
-from vba_assets.heuristic.role_steps import StepSections
+from vba_assets.heuristic.role_steps import StepSections, all_killed_by_reporter
 from vba_assets.heuristic.role_words import alternation
 from vba_assets.heuristic.roles import RoleCues, own_part_fails, zone_like
 from vba_assets.heuristic.spans import SourceText
@@ -113,7 +113,7 @@ class RoleReader:
     * ``other_context``: a mention says it works or gives it as an example ("turn it in to X just
       fine", "X was fine", "e.g. X", "works on X but not on Y"), is the exception ("except X"),
       or every mention is what a reproduction step kills (:mod:`.role_steps`) beside another
-      term;
+      term, or what the reporter tells they killed beside another term that fails;
     * ``affected_subject``: a mention says what it should do ("X should despawn") or that it is
       escorted ("When escorting X for <quest>": the escort it leads is what breaks);
     * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
@@ -373,8 +373,10 @@ class RoleReader:
             return "affected_subject"
         if cues.contrast > 0 or self._excepted(term):
             return "other_context"
-        if self._outside_steps and self._only_killed_in_steps(term):
-            return "other_context"  # a prerequisite of the steps beside what they show broken
+        if (self._outside_steps and self._only_killed_in_steps(term)) or (
+            self._failing - {id(term)} and all_killed_by_reporter(term.spans, self._texts)
+        ):
+            return "other_context"  # a prerequisite (a step's or the reporter's kill) of a failure
         if (cues.should > 0 or cues.escorted > 0) and not (cues.hands_out or self._other(term)):
             return "affected_subject"  # what it should do, it does not; the escort it leads
         if cues.hands_out and not plural:
