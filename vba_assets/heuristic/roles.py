@@ -26,9 +26,10 @@ common ones and a few French, Spanish and Russian ones:
 Issue 29 ("roles follow what is broken") adds four readings, counted apart so that they decide
 the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
 above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
-"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "bugged Boss X", "works on
-Y but not on X"; or a pronoun in its sentence does: "X ... he gets bugged out", "you cannot
-click him", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "Quest kann nicht bei X
+abgegeben werden", "X spawn is green", "bugged Boss X", "works on Y but not on X"; or a pronoun
+in its sentence does: "X ... he gets bugged out", "you cannot click him", "his teleporter did
+not spawn"; or a noun it qualifies: "X's adds never despawn", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
 ``contrast`` ("X was fine", "e.g. X", "works on X but not on Y", "the same ... that the X do."),
 ``should`` ("X should start the encounter": weaker than a failure) and ``escorted`` ("When
 escorting X for <quest>": the escort it leads is what breaks, as weak); their phrases are the
