@@ -15,7 +15,10 @@ a link tail of bounded length), so a pass over a report's mentions stays linear 
 
 * :func:`fails_through_pronoun`: a pronoun after the name, in its sentence, says it fails ("X ...
   he gets bugged out", "while X is fighting you cannot click him");
-* :func:`should_after`: what it should do ("X should start the encounter").
+* :func:`should_after`: what it should do ("X should start the encounter");
+* :func:`escorted`: it is escorted ("When escorting X for <quest>", "saving X");
+* :func:`fails_around`: a failure said around it in a verb-last language ("Quest kann nicht bei X
+  abgegeben werden"), also past a parenthesis of a bare link (at most :data:`_LINK_CHARS`).
 
 What it cannot do: it reads phrases next to the name or a pronoun, not sentences; a failure
 said in another sentence (unless it opens with the pronoun) or behind another name is not seen,
@@ -25,7 +28,17 @@ and a pronoun is not checked for number or gender.
 import re
 from collections.abc import Sequence
 
+from vba_assets.heuristic.lexicon import is_stopword
 from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.role_phrases import (
+    ESCORTED_AFTER,
+    ESCORTED_BEFORE,
+    GROUP_AFTER,
+    POSSESSIVES,
+    QUEST_PARTS,
+    TURN_IN_AFTER,
+    TURN_IN_BEFORE,
+)
 from vba_assets.heuristic.role_words import (
     CLAUSE_ENDS,
     COMPARED_AFTER,
@@ -62,6 +75,21 @@ _COMPARED = re.compile(rf"^\s*{alternation(COMPARED_AFTER)}")
 #: A subject pronoun (then read with the after-name phrases), "it" with what only a creature
 #: does, or an object pronoun of a failed action; after a word boundary.
 _PRONOUN = re.compile(rf"(?<![\w'])(?:{alternation(SUBJECT_PRONOUNS)})(?=\s)")
+#: A possessive pronoun and one or two words of the creature's own thing ("his teleporter").
+_POSSESSED = tuple(
+    re.compile(
+        rf"(?<![\w']){alternation(POSSESSIVES)}\s+(?!{alternation(QUEST_PARTS)}\b)"
+        rf"[^\W\d_]+{extra}(?=\s)"
+    )
+    for extra in ("", r"\s+[^\W\d_]+")
+)
+#: A lower-case noun right after the name (or its possessive) that X qualifies ("Thaddous
+#: teleporter didnt spawn", "X's adds never despawn"), not a quest word, a group word ("X trash")
+#: or a zone word ("X camp").
+_QUALIFIED = re.compile(
+    rf"(?:'s|’s|s')?[ \t]+(?!(?:{alternation(QUEST_PARTS)}|{alternation(GROUP_AFTER)})(?!\w))"
+    r"([a-zß-ÿа-яё][\w'’-]*)(?=\s)"
+)
 _PRONOUN_FAILS = re.compile(
     rf"(?<![\w']){alternation(IT_FAILS)}|(?<![\w']){alternation(OBJECT_FAILS)}"
 )
@@ -77,6 +105,14 @@ _WORKS_BEFORE = re.compile(rf"(?:^|\W){alternation(WORKS_BEFORE)}$")
 #: A next sentence that opens with a subject pronoun continues about the name ("Dashel
 #: Stonefist is there. He does not start the fight.").
 _OPENS_WITH_PRONOUN = re.compile(rf"\s*(?:{alternation(SUBJECT_PRONOUNS)})\s", re.IGNORECASE)
+_ESCORTED_BEFORE = re.compile(rf"(?:^|\W){alternation(ESCORTED_BEFORE)}$")
+_ESCORTED_AFTER = re.compile(rf"^\s*{alternation(ESCORTED_AFTER)}")
+_TURN_IN_BEFORE = re.compile(rf"(?:^|\W){alternation(TURN_IN_BEFORE)}$")
+#: After the name: a short parenthesis (an id, a bare link), then the verb of the turn-in.
+_LINK_CHARS = 200
+_TURN_IN_AFTER = re.compile(
+    rf"^[\s)\]\"*»”]*(?:\([^()\n]{{0,{_LINK_CHARS}}}\)\s*)?{alternation(TURN_IN_AFTER)}"
+)
 _EXAMPLE_BEFORE = re.compile(
     rf"(?:^|\W){alternation(EXAMPLE_BEFORE)}[:,]?\s+(?:the\s+)?(?:[^\W\d_]+\s+){{0,3}}$"
 )
@@ -114,7 +150,9 @@ def fails_through_pronoun(
 ) -> bool:
     """True when, after a name and in its sentence, a pronoun says it fails before another name
     comes: "If you DPS X too fast he gets bugged out", "while X is fighting you cannot click him",
-    "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage".
+    "when you click on him nothing", "(Guardians) are getting killed, they dont do any damage";
+    or a possessive pronoun says its own thing fails: "we killed X and his teleporter did not
+    spawn" (one or two words after the pronoun, not a quest word).
 
     The window is at most :data:`PRONOUN_WINDOW` characters, ends with the sentence ("Only
     Mottled Boars wander by. Is he despawned?" is about another), at a creature's common noun
@@ -136,6 +174,10 @@ def fails_through_pronoun(
         return True
     return any(
         fails_after(window[match.end() :], affected_after) for match in _PRONOUN.finditer(window)
+    ) or any(
+        fails_after(window[match.end() :], affected_after)
+        for possessed in _POSSESSED
+        for match in possessed.finditer(window)
     )
 
 
@@ -157,3 +199,34 @@ def works_or_example(prose: Prose, start: int, after: str) -> bool:
     window = prose.text[max(prose.line_start(start), start - WINDOW) : start]
     window = window.replace("’", "'").casefold()
     return bool(_EXAMPLE_BEFORE.search(window) or _WORKS_BEFORE.search(window))
+
+
+def escorted(before: str, after: str) -> bool:
+    """True when the lower-cased text around a name says it is escorted ("When escorting X",
+    "saving X", "wenn man X eskortiert")."""
+    return bool(_ESCORTED_BEFORE.search(before) or _ESCORTED_AFTER.search(after))
+
+
+def fails_around(prose: Prose, end: int, before: str) -> bool:
+    """True when a negation and a preposition before the name and the turn-in verb after it say
+    it fails as an ender or giver ("Quest kann nicht bei X (link) abgegeben werden"); reads at
+    most ``WINDOW + _LINK_CHARS`` characters after the name, on its line."""
+    if not _TURN_IN_BEFORE.search(before):
+        return False
+    after = prose.text[end : min(prose.line_end(end), end + WINDOW + _LINK_CHARS)]
+    return bool(_TURN_IN_AFTER.search(after.replace("’", "'").casefold()))
+
+
+def qualified_fails(
+    prose: Prose, end: int, affected_after: Sequence[re.Pattern[str]], zone_words: frozenset[str]
+) -> bool:
+    """True when the name qualifies a lower-case noun whose failure follows: "Thaddous teleporter
+    didnt spawn", "Illidan fight is bugged", "X's adds never despawn" (X's own part; not "X
+    quest", "X trash", "X camp")."""
+    match = _QUALIFIED.match(prose.text, end, min(prose.line_end(end), end + WINDOW))
+    if match is None or match.group(1).casefold() in zone_words or is_stopword(match.group(1)):
+        return False
+    after = prose.text[match.end() : min(prose.line_end(end), match.end() + WINDOW)]
+    boundary = _BOUNDARY.search(after)
+    after = after[: boundary.start() + 1] if boundary else after
+    return fails_after(after.replace("’", "'").casefold(), affected_after)

@@ -14,19 +14,21 @@ from itertools import pairwise
 from vba_assets.domain.catalog.identity_digits import parse_identity
 from vba_assets.domain.resolution.models import SearchRole
 from vba_assets.heuristic.gazetteer import Gazetteer
+from vba_assets.heuristic.lexicon import ZONE_WORDS
 from vba_assets.heuristic.name_index import NameIndex
-from vba_assets.heuristic.prose import Prose
-from vba_assets.heuristic.role_steps import StepSections
-from vba_assets.heuristic.role_words import (
+from vba_assets.heuristic.role_items import heads_item
+from vba_assets.heuristic.role_lists import (
     AND_WORDS,
     EXCEPT_BEFORE,
     LIST_FILLERS,
     OR_WORDS,
     PLURAL_AFTER,
-    alternation,
 )
-from vba_assets.heuristic.roles import RoleCues, zone_like
-from vba_assets.heuristic.spans import SourceText, Span
+from vba_assets.heuristic.role_phrases import GROUP_AFTER, GROUP_BEFORE
+from vba_assets.heuristic.role_steps import StepSections, all_killed_by_reporter
+from vba_assets.heuristic.role_words import alternation
+from vba_assets.heuristic.roles import RoleCues, own_part_fails, zone_like
+from vba_assets.heuristic.spans import SourceText
 from vba_assets.heuristic.terms import Term
 
 #: Words that make a report one about a quest (any of the reporters' languages), or a quest link.
@@ -48,14 +50,24 @@ _OTHER_AFTER = re.compile(
     r"^(?:'s|s'|’s)\s+(?!(?:quest|questline|quests|were|are|is|was|do|does|did|don'?t|doesn'?t|"
     r"have|has|had|can|can'?t|cannot|will|won'?t|should|keeps?|still|not|never|also|spawn)\b)[a-z]"
 )
+#: The name qualifies the group of creatures around it ("Morogrim trash", "the trash before X").
+_GROUP_AFTER = re.compile(rf"^{alternation(GROUP_AFTER)}")
+_GROUP_BEFORE = re.compile(rf"(?:^|\W){alternation(GROUP_BEFORE)}$")
+#: "X's Shadow Bolt Volley": a name of two capitalized words after the possessive is X's own
+#: ability (a landmark is a lower-case noun, "X's tunnel", or a zone word, "X's Lair"; one
+#: capitalized word is too often a common noun, "X's Table").
+_OWN_ABILITY = re.compile(
+    r"(?:'s|’s|s')[ \t]+([A-ZÀ-ÞА-ЯЁ][\w'’-]*)[ \t]+(?:of[ \t]+)?([A-ZÀ-ÞА-ЯЁ][\w'’-]*)"
+)
 #: The comparison words of :data:`_OTHER_BEFORE` whose name is still the subject when a verb in
 #: -ing follows ("instead of X looking at the skull, he ..."); the place words are not among them.
 _COMPARISON = re.compile(r"\b(?:than|unlike|like|instead of|compared to|similar to)\s+(?:the\s+)?$")
 _GERUND_AFTER = re.compile(r"^\s+[a-z]+ing\b")
 _EXCEPT_BEFORE = re.compile(rf"(?:^|\W){alternation(EXCEPT_BEFORE)}\s+(?:the\s+)?$")
-#: Between two names of one list (see :data:`~.role_words.AND_WORDS`); group 1 is an "or" word.
+#: Between two names of one list (see :data:`~.role_lists.AND_WORDS`), also after a serial comma
+#: ("X, Y, and Z"); group 1 is an "or" word.
 _LIST_GAP = re.compile(
-    rf"^[ \t]*(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
+    rf"^[ \t]*(?:,[ \t]*)?(?:{alternation(AND_WORDS)}|({alternation(OR_WORDS)}))[ \t]*"
     rf"(?:{alternation(LIST_FILLERS)}[ \t]+)*$"
 )
 _LIST_GAP_CHARS = 40
@@ -73,17 +85,15 @@ _QUEST_QUALIFIER = re.compile(r"^[ \t]+(?:quest|questline|quest-?chain|quête|au
 #: Essence", "Scarlet Commander Mograine and High Inquisitor Whitemane").
 _SEGMENT_BEFORE = re.compile(r"(?:^|[\[\]():|/,;#–—]|\s-|\s(?:and|und|et|y|&|и))\s*$", re.I)
 _SEGMENT_AFTER = re.compile(r"^\s*(?:$|[\[\]():|/,;–—]|-\s|(?:and|und|et|y|&|и)\s)", re.I)
-#: A mention that heads a list item ("- X ...", "1. X ...", "- [x] NPC - X ...") or a label line
-#: ("X: drops loot ...") is an item of the report's own list of what is broken.
-_ITEM_PREFIX = re.compile(
-    r"^[ \t>]*(?:(?:[-*•+]|\d{1,3}[.)])[ \t]+)+(?:\[[ xX]\][ \t]*)?"
-    r"(?:(?:npc|nip|нип|нпс|pnj|mob|boss)[ \t]*[-:][ \t]*)?[*_]*$",
-    re.IGNORECASE,
-)
-_BULLET = re.compile(r"[ \t>]{0,8}(?:[-*•+]|\d{1,3}[.)])[ \t]{1,4}[^\s]")
-_BULLET_CHARS = 20
-_LABEL_PREFIX = re.compile(r"^[ \t>*_]*$")
-_LABEL_AFTER = re.compile(r"^[*_]*[ \t]*:[ \t]*\S")
+
+
+def _own_ability(text: str, end: int) -> bool:
+    """True when the possessive after a name (ending at ``end``) is followed by two capitalized
+    words, neither a zone word: X's own spell or ability, not a landmark."""
+    match = _OWN_ABILITY.match(text, end, min(len(text), end + 40))
+    return match is not None and not {match.group(1).casefold(), match.group(2).casefold()} & (
+        ZONE_WORDS
+    )
 
 
 class RoleReader:
@@ -92,7 +102,8 @@ class RoleReader:
     In order, for a taken term with the summed ``cues`` of its mentions:
 
     * ``other_context``: every mention is a landmark, a comparison or an exception ("near X",
-      "north of X", "more than X", "except X", "X's tunnel");
+      "north of X", "more than X", "except X", "X's tunnel"), or names the group of creatures
+      around it ("Morogrim trash", "the trash before X");
     * ``affected_subject``: a mention says the creature itself fails (an affected cue of
       :mod:`.roles`: "X doesn't spawn", "no X", "X has no quest marker", "can't turn in to X",
       "X nimmt die Quest nicht an", "X ... he gets bugged out"), or another term of the same
@@ -102,8 +113,9 @@ class RoleReader:
     * ``other_context``: a mention says it works or gives it as an example ("turn it in to X just
       fine", "X was fine", "e.g. X", "works on X but not on Y"), is the exception ("except X"),
       or every mention is what a reproduction step kills (:mod:`.role_steps`) beside another
-      term;
-    * ``affected_subject``: a mention says what it should do ("X should despawn");
+      term, or what the reporter tells they killed beside another term that fails;
+    * ``affected_subject``: a mention says what it should do ("X should despawn") or that it is
+      escorted ("When escorting X for <quest>": the escort it leads is what breaks);
     * ``quest_giver``: the sentence names it as a quest's giver ("X gave me", "X's quest",
       "return to X", "quest from X"); a plural mention never is;
     * ``location_context``: a locative cue and a zone-like name;
@@ -130,6 +142,8 @@ class RoleReader:
         self, sources: Sequence["SourceText"], index: "NameIndex", gazetteer: "Gazetteer"
     ) -> None:
         self._texts = {source.alias: source.reading for source in sources}
+        # as written (the reading blanks links out, at the same positions)
+        self._written = {source.alias: source.text for source in sources}
         self._index = index
         self._gazetteer = gazetteer
         title = next((s.text for s in sources if s.order == 0), "")
@@ -169,7 +183,13 @@ class RoleReader:
             compared = bool(_OTHER_BEFORE.search(before)) and not (
                 _COMPARISON.search(before) and _GERUND_AFTER.match(after)
             )
-            if not (compared or _OTHER_AFTER.match(after)):
+            group = bool(_GROUP_AFTER.match(after) or _GROUP_BEFORE.search(before))
+            landmark = (
+                _OTHER_AFTER.match(after)
+                and not _own_ability(text, span.extent)
+                and not (prose is not None and own_part_fails(prose, span.extent))
+            )
+            if not (compared or group or landmark):
                 return False
             found = True
         return found
@@ -254,30 +274,12 @@ class RoleReader:
         return failing
 
     def _heads_item(self, term: "Term") -> bool:
-        """True when a mention heads a list item or a label line with more text after it, or is a
-        bare item next to another one ("- Morgaine the Sly\\n- Princess")."""
-        for span in term.spans:
-            prose = self._texts.get(span.source)
-            if prose is None:
-                continue
-            line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
-            prefix = prose.text[line_start : span.start]
-            rest = prose.text[span.extent : line_end]
-            if (
-                _ITEM_PREFIX.match(prefix) and (rest.strip(" \t*_") or self._in_list(prose, span))
-            ) or (_LABEL_PREFIX.match(prefix) and _LABEL_AFTER.match(rest)):
-                return True
-        return False
-
-    @staticmethod
-    def _in_list(prose: "Prose", span: "Span") -> bool:
-        """True when the bare item's line is next to another item line ("- X\n- Y"); reads at
-        most :data:`_BULLET_CHARS` characters of each neighbour line."""
-        line_start, line_end = prose.line_start(span.start), prose.line_end(span.extent)
-        before = prose.line_start(line_start - 1) if line_start > 0 else line_start
-        above = prose.text[before : min(before + _BULLET_CHARS, max(before, line_start - 1))]
-        below = prose.text[line_end + 1 : line_end + 1 + _BULLET_CHARS]
-        return any(_BULLET.match(line) for line in (above, below) if line)
+        """True when a mention heads an item of the report's own list (:func:`.role_items.heads_item`)."""
+        return any(
+            heads_item(self._texts[span.source], self._written.get(span.source, ""), span)
+            for span in term.spans
+            if span.source in self._texts
+        )
 
     def _giver_by_tables(self, term: "Term", identities: set[int]) -> bool:
         """True when every creature the term may be starts or ends some quest (not a plural)."""
@@ -371,10 +373,12 @@ class RoleReader:
             return "affected_subject"
         if cues.contrast > 0 or self._excepted(term):
             return "other_context"
-        if self._outside_steps and self._only_killed_in_steps(term):
-            return "other_context"  # a prerequisite of the steps beside what they show broken
-        if cues.should > 0 and not (cues.hands_out or self._other(term)):
-            return "affected_subject"  # what it should do, it does not
+        if (self._outside_steps and self._only_killed_in_steps(term)) or (
+            self._failing - {id(term)} and all_killed_by_reporter(term.spans, self._texts)
+        ):
+            return "other_context"  # a prerequisite (a step's or the reporter's kill) of a failure
+        if (cues.should > 0 or cues.escorted > 0) and not (cues.hands_out or self._other(term)):
+            return "affected_subject"  # what it should do, it does not; the escort it leads
         if cues.hands_out and not plural:
             return "quest_giver"
         if cues.location > 0 and zone_like(term.text):

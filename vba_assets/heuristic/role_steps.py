@@ -5,11 +5,17 @@ Template reports list how to reproduce the bug ("### Steps to reproduce the prob
 negatron / try to hand in quest": the turn-in is broken). :class:`StepSections` finds the step
 sections of one text with two regular-expression passes (linear in its size) and answers each
 position with a binary search; :func:`killed_in_step` reads the bounded text before a mention on
-its line.
+its line. Outside the steps, a kill the reporter tells ("I killed hogger and have the claw but
+Marshal Dughan ...", "Haben X gestern gelegt") is such a prerequisite too
+(:func:`all_killed_by_reporter`), when another creature is the one that fails.
 """
 
 import bisect
 import re
+from collections.abc import Mapping, Sequence
+
+from vba_assets.heuristic.prose import Prose
+from vba_assets.heuristic.spans import Span
 
 #: A heading that opens the reproduction steps, in the reporters' languages.
 _STEPS_HEADING = re.compile(
@@ -28,7 +34,9 @@ _HEADING = re.compile(
 #: Before the name on its line: a step that kills it ("2. kill vezax", "- Kill the X").
 _KILL_STEP = re.compile(
     r"^[ \t>*-]*(?:\d{1,2}[.)][ \t]*)?(?:(?:then|and|und|puis|y)[ \t]+)?"
-    r"(?:kill|defeat|slay|töte|töten|besiege|tuer|vaincre|matar|derrotar|убить|убей|zabij)[ \t]+"
+    r"(?:kill|defeat|slay|attack|pull|aggro|engage|töte|töten|besiege|greife|tuer|vaincre|"
+    r"attaquer|attaque|matar|derrotar|atacar|ataca|убить|убей|атакуйте|атакуй|атаковать|zabij|"
+    r"zaatakuj)[ \t]+"
     r"(?:the[ \t]+|den[ \t]+|die[ \t]+|le[ \t]+|la[ \t]+|el[ \t]+)?$",
     re.IGNORECASE,
 )
@@ -54,10 +62,57 @@ class StepSections:
 
     def killed_in_step(self, line_start: int, start: int) -> bool:
         """True when the mention at ``start`` (its line starts at ``line_start``) is what a
-        reproduction step kills."""
+        reproduction step kills or attacks."""
         prefix = self._text[max(line_start, start - _LINE_PREFIX_CHARS) : start]
         return (
             start - line_start <= _LINE_PREFIX_CHARS
             and bool(_KILL_STEP.match(prefix))
             and self.in_steps(start)
         )
+
+
+#: Before the name: the reporter tells that they killed it ("I killed hogger and ...", "after
+#: killing X", "j'ai tué X", "maté a X", "убил X"); a past or -ing form, not "kill X" (a step or
+#: a wish). Read on the mention's line, at most :data:`_LINE_PREFIX_CHARS` characters.
+_KILLED_BEFORE = re.compile(
+    r"(?:^|[^\w'])(?:killed|slain|slew|defeated|downed|killing|defeating|tué|tuée|tués|vaincu|"
+    r"maté|matamos|matado|derroté|derrotamos|derrotado|matei|убил|убила|убили|убив|zabiłem|"
+    r"zabiłam|zabiliśmy)[ \t]+(?:the[ \t]+|le[ \t]+|la[ \t]+|les[ \t]+|a[ \t]+|al[ \t]+|o[ \t]+|"
+    r"el[ \t]+)?$",
+    re.IGNORECASE,
+)
+#: After the name, in a verb-last language: "(wir) haben X gestern gelegt", "X getötet".
+_KILLED_AFTER = re.compile(
+    r"[ \t]+(?:[^\W\d_]+[ \t]+){0,4}?(?:getötet|gelegt|besiegt|gekillt|erledigt)\b", re.IGNORECASE
+)
+
+
+def killed_by_reporter(text: str, line_start: int, start: int, end: int) -> bool:
+    """True when the mention ``text[start:end]`` (its line starts at ``line_start``) is what the
+    reporter tells they killed: a prerequisite of what they found broken, as a step's kill is."""
+    prefix = text[max(line_start, start - _LINE_PREFIX_CHARS) : start]
+    return bool(
+        _KILLED_BEFORE.search(prefix)
+        or _KILLED_AFTER.match(text, end, min(len(text), end + _LINE_PREFIX_CHARS + 20))
+    )
+
+
+#: A mention that only names a quest ("doesnt accept Hogger quest") says nothing of the creature.
+_QUEST_AFTER = re.compile(r"[ \t]+(?:quest|questline|quest-?chain|quête|aufgabe)\b", re.IGNORECASE)
+
+
+def all_killed_by_reporter(spans: Sequence[Span], texts: Mapping[str, Prose]) -> bool:
+    """True when every mention (leaving out those that only name a quest) is what the reporter
+    tells they killed (:func:`killed_by_reporter`), and there is one."""
+    found = False
+    for span in spans:
+        prose = texts.get(span.source)
+        if prose is None:
+            return False
+        if _QUEST_AFTER.match(prose.text, span.extent):
+            continue
+        line_start = prose.line_start(span.start)
+        if not killed_by_reporter(prose.text, line_start, span.start, span.extent):
+            return False
+        found = True
+    return found

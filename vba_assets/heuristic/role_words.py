@@ -11,7 +11,8 @@ code; every table is compiled once into one alternation, matched on a bounded wi
 mention (linear in the report's size).
 
 Phrases are lower case (the windows are case-folded) and are regular-expression fragments:
-``\\s+`` between words, ``'`` for any apostrophe (the windows write ``’`` as ``'``).
+``\\s+`` between words, ``'`` for any apostrophe (the windows write ``’`` as ``'``). The tables of
+the report's own lists and exceptions are in :mod:`.role_lists`.
 """
 
 #: After the name: the creature itself fails ("X has no quest marker", "X nimmt die Quest nicht
@@ -38,22 +39,40 @@ MISBEHAVES_AFTER: dict[str, tuple[str, ...]] = {
         # "X gets bugged out", "X got stuck", "X becomes immune" (issue 29: dev2 raid reports)
         r"(?:gets?|got|becomes?|became)\s+(?:\w+\s+)?(?:bugged|stuck|reset|immune|untargetable|"
         r"invisible|unattackable)\b",
+        # issue 29 item 1: the wrong faction, said by its colour or standing ("X spawn is green",
+        # "X spawns as friendly", "X is yellow")
+        r"(?:spawns?\s+|spawned\s+)?(?:is|are|was|were|as|appears?\s+as|shows?\s+up\s+as)\s+"
+        r"(?:still\s+|now\s+|always\s+)?(?:green|yellow|friendly|neutral)\b",
     ),
     # "X nimmt die Quest nicht an", "X hat kein Fragezeichen", "X bietet mir die Abgabe nicht an"
-    "de": (r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",),
+    "de": (
+        r"(?:[^\W\d_]+\s+){0,4}(?:nicht|kein|keine|keinen|nie)\b",
+        r"(?:ist|sind|spawnt|spawnen|erscheint|erscheinen)\s+(?:[^\W\d_]+\s+)?"
+        r"(?:grün|gelb|freundlich|neutral)\b",
+    ),
     # "X ne despawn pas", "X n'acceptent pas", "X ne nous parle pas", "X est invisible"
     "fr": (
         r"(?:[^\W\d_]+\s+){0,2}(?:ne\s+|n')(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+\s+"
         r"(?:pas|plus|jamais|rien)\b",
         r"(?:est|sont|reste|restent)\s+(?:toujours\s+)?(?:invisibles?|bloquée?s?|absente?s?|"
         r"introuvables?|buggée?s?)\b",
+        r"(?:est|sont|apparaît|apparaissent|spawn)\s+(?:[^\W\d_]+\s+)?(?:verte?s?|jaunes?|"
+        r"amicale?s?|amicaux|neutres?)\b",
     ),
     # "X no recibe la misión", "X no nos la da", "X não aparece"
     # (right after the name: "X and no Y" is about Y)
-    "es": (r"(?:no|nunca|tampoco)\s+[^\W\d_]",),
+    "es": (
+        r"(?:no|nunca|tampoco)\s+[^\W\d_]",
+        r"(?:es|son|está|están|aparece|aparecen)\s+(?:[^\W\d_]+\s+)?(?:verdes?|amarill[oa]s?|"
+        r"amistos[oa]s?|neutrales?)\b",
+    ),
     "pt": (r"(?:não|nao|nunca)\s+[^\W\d_]",),
     # "X не даёт квест", "X мне не дал", "X нет на месте" (one word between, not a conjunction)
-    "ru": (r"(?:(?!(?:и|а|или|но)\s)[^\W\d_]+\s+)?(?:не|нет|нету|никогда)\s",),
+    "ru": (
+        r"(?:(?!(?:и|а|или|но)\s)[^\W\d_]+\s+)?(?:не|нет|нету|никогда)\s",
+        r"(?:[^\W\d_]+\s+)?(?:зелёный|зеленый|жёлтый|желтый|дружелюбный|дружественный|"
+        r"нейтральный)\b",
+    ),
     # "X nie daje questa", "X brak"
     "pl": (r"(?:(?!(?:i|a|oraz|ale)\s)[^\W\d_]+\s+)?(?:nie|brak)\s",),
     # "X 不给任务", "X 没有出现"
@@ -106,18 +125,30 @@ MISBEHAVES_BEFORE: dict[str, tuple[str, ...]] = {
         r"ne\s+(?:marche|fonctionne)\s+pas\s+(?:sur|avec|pour)\s+(?:le\s+|la\s+|les\s+)?",
         r"impossible\s+de\s+(?:parler|rendre\s+(?:la\s+)?quête|valider\s+(?:la\s+)?quête)\s+"
         r"(?:au|à|a|avec)\s+(?:la\s+|le\s+)?(?:pnj\s+)?",
+        r"(?:ne\s+peu[xt]\s+pas|ne\s+peuvent\s+pas|on\s+ne\s+peut\s+pas)\s+(?:être\s+)?"
+        r"(?:rendre|rendue?|valider|validée?)\s+(?:la\s+quête\s+)?(?:à|au|a|auprès\s+d[eu])\s+"
+        r"(?:la\s+|le\s+)?(?:pnj\s+)?",
     ),
     "es": (
         r"pero\s+no\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
         r"no\s+funciona\s+(?:con|en|para)\s+(?:el\s+|la\s+)?",
-        r"no\s+(?:puedo|se\s+puede|podemos)\s+(?:entregar(?:le)?\s+(?:la\s+)?misión|hablar)\s+"
-        r"(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
+        r"no\s+(?:puedo|se\s+puede|podemos|pude|deja)\s+(?:entregar(?:la|le)?\s+(?:la\s+)?"
+        r"(?:(?:misión|mision|quest)\s+)?|hablar\s+)(?:a|al|con)\s+(?:el\s+)?(?:npc\s+)?",
     ),
     "ru": (
         r"но\s+не\s+(?:на|с|у)\s+",
         r"не\s+работает\s+(?:на|с|у)\s+",
         r"(?:не\s+могу|нельзя|невозможно|не\s+получается)\s+(?:сдать|взять|получить)\s+"
         r"(?:квест|задание)\s+(?:у\s+)?(?:нпс\s+|нпц\s+|нип\s+)?",
+    ),
+    "pl": (
+        r"(?:nie\s+(?:mogę|można|da\s+się)|nie\s+mogłem|nie\s+mogłam)\s+(?:oddać|zdać|wziąć)\s+"
+        r"(?:(?:questa|zadania|quest)\s+)?(?:u|do|od)\s+(?:npc\s+)?",
+    ),
+    "pt": (
+        r"(?:não|nao)\s+(?:consigo|consegui|dá\s+para|da\s+para|é\s+possível)\s+"
+        r"(?:entregar|pegar|falar)\s+(?:(?:a\s+)?(?:missão|missao|quest)\s+)?"
+        r"(?:para|ao|a|à|com|do|da)\s+(?:o\s+)?(?:npc\s+)?",
     ),
 }
 
@@ -272,117 +303,6 @@ OBJECT_FAILS: dict[str, tuple[str, ...]] = {
     "ru": (r"(?:не\s+могу|нельзя|невозможно)\s+(?:\w+\s+)?(?:его|её|ее|ему|ей|их)\b",),
 }
 
-#: Between two names of the report's own list ("tame X or a Y", "X, Y and Z", "mostly the X,
-#: sometimes the Y too"): a conjunction or separator, then article or frequency words. Any of
-#: them passes a failure said of the first to the second; the "or" ones (the report offers
-#: either as the example of the failure) also pass it back from the second to the first.
-AND_WORDS: tuple[str, ...] = (
-    r",",
-    r"&",
-    r"\+",
-    r"and",
-    r"as\s+well\s+as",
-    r"und",
-    r"sowie",
-    r"et",
-    r"y",
-    r"e",
-    r"i",
-    r"oraz",
-    r"и",
-    r"和",
-    r"及",
-    r"、",
-)
-OR_WORDS: tuple[str, ...] = (
-    r"/",
-    r"or",
-    r"nor",
-    r"oder",
-    r"ou",
-    r"o",
-    r"lub",
-    r"albo",
-    r"или",
-    r"либо",
-    r"或",
-)
-LIST_FILLERS: tuple[str, ...] = (
-    r"the",
-    r"a",
-    r"an",
-    r"also",
-    r"even",
-    r"sometimes",
-    r"often",
-    r"mostly",
-    r"maybe",
-    r"der",
-    r"die",
-    r"das",
-    r"den",
-    r"auch",
-    r"manchmal",
-    r"le",
-    r"la",
-    r"les",
-    r"un",
-    r"une",
-    r"aussi",
-    r"el",
-    r"los",
-    r"las",
-    r"también",
-    r"тоже",
-    r"также",
-)
-
-#: After the last name of a list: a plural verb, so what follows is said of the whole list ("X, Y
-#: and Z are missing", "X und Y fehlen"): the failure passes back over any list word.
-PLURAL_AFTER: tuple[str, ...] = (
-    r"are",
-    r"were",
-    r"aren'?t",
-    r"weren'?t",
-    r"don'?t",
-    r"do\s+not",
-    r"have\s+no",
-    r"both",
-    r"all",
-    r"sind",
-    r"waren",
-    r"fehlen",
-    r"spawnen",
-    r"sont",
-    r"ne\s+sont",
-    r"son",
-    r"no\s+son",
-    r"están",
-    r"no\s+están",
-    r"не\s+\w+ют",
-)
-
-#: Before the name: an exception to what the report says of the others ("all npcs should be
-#: hostile (except X)", "außer X", "sauf X"): X is context unless some mention says it fails.
-EXCEPT_BEFORE: tuple[str, ...] = (
-    r"except(?:\s+for)?",
-    r"excluding",
-    r"apart\s+from",
-    r"other\s+than",
-    r"außer",
-    r"ausser",
-    r"ausgenommen",
-    r"sauf",
-    r"excepté",
-    r"excepto",
-    r"salvo",
-    r"menos",
-    r"exceto",
-    r"кроме",
-    r"oprócz",
-    r"poza",
-    r"除了",
-)
 
 #: After the name: the elliptical verb of a comparison ("the same chance ... that the X do",
 #: "as X does."): X is the model the others are compared with.

@@ -26,11 +26,13 @@ common ones and a few French, Spanish and Russian ones:
 Issue 29 ("roles follow what is broken") adds four readings, counted apart so that they decide
 the role only and never admit or rank a term (:attr:`RoleCues.any_subject_cue` counts the three
 above): ``broken`` (the creature itself fails, also a quest giver: "X has no quest marker",
-"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "bugged Boss X", "works on
-Y but not on X"; or a pronoun in its sentence does: "X ... he gets bugged out", "you cannot
-click him", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
-``contrast`` ("X was fine", "e.g. X", "works on X but not on Y", "the same ... that the X do.")
-and ``should`` ("X should start the encounter": weaker than a failure); their phrases are the
+"can't be turned in at the end-npc X", "X nimmt die Quest nicht an", "Quest kann nicht bei X
+abgegeben werden", "X spawn is green", "bugged Boss X", "works on Y but not on X"; or a pronoun
+in its sentence does: "X ... he gets bugged out", "you cannot click him", "his teleporter did
+not spawn"; or a noun it qualifies: "X's adds never despawn", :mod:`.broken_cues`), ``gives`` (what a giver does in Portuguese, Polish, Chinese),
+``contrast`` ("X was fine", "e.g. X", "works on X but not on Y", "the same ... that the X do."),
+``should`` ("X should start the encounter": weaker than a failure) and ``escorted`` ("When
+escorting X for <quest>": the escort it leads is what breaks, as weak); their phrases are the
 word tables of :mod:`.role_words`. These readings also look past a plural ending that the span
 leaves out ("the Death Talon Overseer|s do.").
 
@@ -47,10 +49,13 @@ import re
 from dataclasses import dataclass
 
 from vba_assets.heuristic.broken_cues import (
+    escorted,
     fails_after,
+    fails_around,
     fails_before,
     fails_through_pronoun,
     past_link,
+    qualified_fails,
     should_after,
     works_or_example,
 )
@@ -177,7 +182,11 @@ _TALK_BEFORE = re.compile(
 _FOR_POSSESSIVE = re.compile(r"\bfor\s+$")
 #: "from X" in a quest sentence; not "the forest of X", "Wald von X" (a place) and not
 #: "from the X chain" (X qualifies the next noun).
-_FROM = re.compile(r"\b(?:(\w+)\s+)?(?:from|von|bei)\s+(?:the\s+)?$")
+#: A class noun may come between ("picked up from NPC - <link>", issue 29 item 1).
+_FROM = re.compile(
+    r"\b(?:(\w+)\s+)?(?:from|von|bei)\s+(?:the\s+)?"
+    r"(?:(?:npc|quest\s*-?giver|questgeber|pnj|нпс)\s*[-:–]?\s*)?$"
+)
 _ATTRIBUTIVE = re.compile(r"^[ \t]+([a-zäöüß][\w'-]*)")
 _QUEST_SENTENCE = re.compile(
     r"\b(?:quests?|picked up|pick up|got|took|take|accepted|accept|doing|questline|daily|"
@@ -207,6 +216,7 @@ class RoleCues:
     gives: int = 0  # mentions that say it hands out a quest, beyond ``quest_giver``
     contrast: int = 0  # mentions that say it works, or give it as an example
     should: int = 0  # mentions that say what it should do (a weaker failure)
+    escorted: int = 0  # mentions that say it is escorted (its escort is what breaks)
 
     def __add__(self, other: "RoleCues") -> "RoleCues":
         return RoleCues(
@@ -217,11 +227,21 @@ class RoleCues:
             self.gives + other.gives,
             self.contrast + other.contrast,
             self.should + other.should,
+            self.escorted + other.escorted,
         )
 
     def without_giver(self) -> "RoleCues":
         """These cues without the quest-giver ones (a plural mention is never a giver)."""
-        return RoleCues(self.affected, 0, self.location, self.broken, 0, self.contrast, self.should)
+        return RoleCues(
+            self.affected,
+            0,
+            self.location,
+            self.broken,
+            0,
+            self.contrast,
+            self.should,
+            self.escorted,
+        )
 
     @property
     def fails(self) -> bool:
@@ -323,10 +343,13 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         or (not in_place and fails_after(beyond, _AFFECTED_AFTER))
         or fails_after(past_link(prose, end), _AFFECTED_AFTER)
         or (not in_place and fails_through_pronoun(prose, end, _AFFECTED_AFTER))
+        or fails_around(prose, end, before)
+        or (not in_place and own_part_fails(prose, end))
     )
     gives = not giver and not in_place and bool(_GIVES.search(after))
     contrast = not affected and not broken and works_or_example(prose, start, beyond)
     should = not affected and not broken and not contrast and not in_place and should_after(beyond)
+    escort = not affected and not broken and not contrast and escorted(before, after)
     return RoleCues(
         int(affected),
         int(giver),
@@ -335,7 +358,13 @@ def mention_cues(prose: Prose, start: int, end: int) -> RoleCues:
         int(gives),
         int(contrast),
         int(should),
+        int(escort),
     )
+
+
+def own_part_fails(prose: Prose, end: int) -> bool:
+    """True when a noun the name ending at ``end`` qualifies fails ("X's adds never despawn")."""
+    return qualified_fails(prose, end, _AFFECTED_AFTER, ZONE_WORDS)
 
 
 _HEADER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
