@@ -15,7 +15,9 @@ are equal (also without a possessive "'s" or a plural "s" of its last word) and 
 written, is not already that name (:func:`~vba_assets.domain.catalog.names.normalize_for_match`
 equal: the gazetteer finds it). Longer runs win over the runs inside them ("Guardian of Yogg
 Saron" is the guardian, not Yogg-Saron), and a run that is exactly a name as written takes its
-place too.
+place too. In an English report, a run that is only a localized name as written ("Edwin Van
+Cleef", the Spanish and German rows) is searched by the primary name of that form ("Edwin
+VanCleef"): a localized match is weak evidence in an English report.
 
 A match is kept when:
 
@@ -139,7 +141,9 @@ def _forms(source: SourceText, first: int, last: int) -> list[tuple[int, str]]:
     return found
 
 
-def _matches(source: SourceText, forms: Mapping[str, tuple[str, ...]]) -> list[_Match]:
+def _matches(
+    source: SourceText, forms: Mapping[str, tuple[str, ...]], index: NameIndex, english: bool
+) -> list[_Match]:
     tokens = source.tokens
     found: list[_Match] = []
     for first in range(len(tokens)):
@@ -156,12 +160,23 @@ def _matches(source: SourceText, forms: Mapping[str, tuple[str, ...]]) -> list[_
                 if keys is None:
                     continue
                 written = source.text[tokens[first].start : end]
-                exact = normalize_for_match(written) in keys or _plain(written) in {
-                    _plain(k) for k in keys
-                }
+                exact = _exact(written, keys, index, english)
                 found.append(_Match(source, first, last, end, keys, exact))
                 break
     return found
+
+
+def _exact(written: str, keys: Sequence[str], index: NameIndex, english: bool) -> bool:
+    """Whether ``written`` is already one of the names ``keys`` as written; in an English
+    report a localized name only ("Edwin Van Cleef", the Spanish and German rows) is not, when
+    a primary name of the same form is there ("Edwin VanCleef"): the plan would search it in
+    the localized catalog, weak evidence in an English report."""
+    same = [k for k in keys if k == normalize_for_match(written) or _plain(k) == _plain(written)]
+    if not same:
+        return False
+    if not english or any(e.primary for k in same for e in index.by_name[k]):
+        return True
+    return not any(e.primary for k in keys if k not in same for e in index.by_name[k])
 
 
 def _outermost(found: Sequence[_Match]) -> list[_Match]:
@@ -242,7 +257,7 @@ def separator_variants(
     forms = compact_names(index)
     variants: dict[str, Variant] = {}
     for source in sources:
-        for match in sorted(_outermost(_matches(source, forms)), key=lambda m: m.start):
+        for match in sorted(_outermost(_matches(source, forms, index, language == "en")), key=lambda m: m.start):
             if match.exact or any(
                 s.source == source.alias and s.start < match.end and match.start < s.extent
                 for s in linked
