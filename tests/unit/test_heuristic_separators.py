@@ -78,3 +78,20 @@ def test_common_words_and_longer_names_are_not_corrected(
     terms = [s.term for s in corrected.searches]
     assert "Yogg-Saron" not in terms
     assert "Guardian of Yogg-Saron" in terms
+
+
+def test_joined_words_only_for_a_boss_name_of_several_words(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "Hexlord Malacrass" joins two words of the boss Hex Lord Malacrass (it is only a
+    localized row as written): searched as the primary name. "Netherstorm", the zone, joins the
+    two words of the creature Nether Storm (no boss, one word written): never corrected."""
+    case = reports.text(
+        "SEPARATOR-JOINED",
+        "Hexlord Malacrass evades",
+        "Hexlord Malacrass evades after mind control; the Netherstorm quests work.",
+    )
+    _, corrected = _plans(case, names)
+    terms = [s.term for s in corrected.searches]
+    assert "Hex Lord Malacrass" in terms
+    assert "Nether Storm" not in terms

@@ -27,7 +27,8 @@ A match is kept when:
 * the matched forms name one creature (the same identities), or several sharing one name;
 * the run has at least as many words as the name has space-separated words: a reporter splits
   a name or drops its apostrophes and hyphens, while words of a name written as one are another
-  word ("Netherstorm", the zone, is not the creature Nether Storm);
+  word ("Netherstorm", the zone, is not the creature Nether Storm); only a boss's name of
+  several words may be written with two of them joined ("Hexlord Malacrass");
 * no capitalized word is glued to the run by spaces (it would be part of a longer name:
   "Kil'ruk the Wind-Reaver", a later expansion's boss, is not the creature The Windreaver);
 * a run written in lower case only names a boss (the catalog's rank), as a correction does;
@@ -225,7 +226,8 @@ def _variant(match: _Match, index: NameIndex, language: str) -> Variant | None:
         return None  # two names of this form, of different creatures
     if not _worded(match, language) or _glued(match):
         return None
-    if any(len(key.split()) > match.last - match.first + 1 for key in match.keys):
+    joined = any(len(key.split()) > match.last - match.first + 1 for key in match.keys)
+    if joined and not (match.last > match.first and any(index.boss(i) for i in identities)):
         return None  # words of the name written as one ("Netherstorm", not "Nether Storm")
     written = match.source.text[match.start : match.end]
     if written == written.lower() and not any(index.boss(i) for i in identities):
@@ -257,7 +259,9 @@ def separator_variants(
     forms = compact_names(index)
     variants: dict[str, Variant] = {}
     for source in sources:
-        for match in sorted(_outermost(_matches(source, forms, index, language == "en")), key=lambda m: m.start):
+        for match in sorted(
+            _outermost(_matches(source, forms, index, language == "en")), key=lambda m: m.start
+        ):
             if match.exact or any(
                 s.source == source.alias and s.start < match.end and match.start < s.extent
                 for s in linked
