@@ -18,6 +18,8 @@ One rule decides, for each search, in this order:
    same way; since protocol v6 only when the mention agrees with that name word by word
    (:mod:`.spelling_words`: "Commander Durand", a later expansion's creature, is not a
    misspelling of "Commander Duron");
+   since protocol v6 also a boss's short form: the complete capture holds the term as whole
+   words of one entity's names only, a boss's ("Morogrim", :mod:`.short_forms`);
 5. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
 
