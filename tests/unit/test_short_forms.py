@@ -1,80 +1,92 @@
-"""A boss named by one word of his name is searched; a place that ordinary names carry is not.
+"""Protocol v6: a boss's short form selected from a complete capture
+(:mod:`vba_assets.heuristic.short_forms`).
 
-The creature rank of the packaged data (``creature_template.rank`` 3 = boss) tells the two apart
-(:meth:`~vba_assets.heuristic.gazetteer.Gazetteer.mostly_bosses`). The report texts are
-excerpts of real tracker reports of the study split eval/real/dev2.jsonl (the case ids are named);
-the held-out test split is never read here.
+Made-up reports, each search captured on the embedded demo world DB and assessed with the v6
+rules; every assessment passes the controller's rules. These test quality (what is selected).
 """
 
-import pytest
+import hashlib
+from typing import Any
 
-from tests.unit.test_heuristic_planning import Reports, plan_text, reports
-from vba_assets.domain.stage_context import CatalogView
-from vba_assets.heuristic.gazetteer import build_gazetteer
-from vba_assets.heuristic.name_index import IndexedName, NameIndex, build_name_index
-
-__all__ = ["reports"]  # the fixture, imported for pytest (``names`` is conftest's)
-
-PRIMARY = (CatalogView(name="creature_name", entity_type="creature", kind="name"),)
-
-
-def test_the_short_form_of_a_boss_is_searched(reports: Reports, names: NameIndex) -> None:
-    # REAL-VALHALLA-3701
-    searches = plan_text(
-        reports,
-        names,
-        "Raid: Black Temple-Illidan",
-        "Fight is working well. All mechanics and dialogues works. However scenes are somewhat "
-        "bugged. Instead of Illidan looking at skull, he already standing and instead of flying "
-        "while he is in phase 2n he simply rubs to the centre.",
-    )
-    assert "Illidan" in searches
-
-
-def test_a_place_whose_name_ordinary_creatures_carry_is_not_searched(
-    reports: Reports, names: NameIndex
-) -> None:
-    searches = plan_text(
-        reports,
-        names,
-        "Portal trainer",
-        "The portal trainer in Stormwind never offers the portal to Dalaran, although the one "
-        "in Orgrimmar does.",
-    )
-    assert not {"Stormwind", "Dalaran", "Orgrimmar"} & set(searches)
-
-
-@pytest.mark.parametrize(
-    ("word", "short_form"),
-    [
-        ("Illidan", True),  # 7 of the 13 names that hold the word are bosses
-        ("Mograine", True),  # 12 of 18
-        ("Razorgore", True),  # 1 of 1
-        ("Stormwind", False),  # 0 of 58: more names than are looked at
-        ("Naxxramas", False),  # 0 of 23
-        ("Icecrown", False),  # 1 of 36
-        ("Wolpertinger", False),  # no boss
-    ],
+from resources.world_db import WorldDatabase
+from tests.unit.test_heuristic_assessment import CATALOGS, SPEC, case_doc, search, workspace
+from vba_assets.domain.resolution.context import build_candidate_index, search_ids
+from vba_assets.domain.resolution.models import (
+    CaptureArtifact,
+    ResolutionPlanOutput,
+    SearchAssessmentOutput,
 )
-def test_mostly_bosses_on_the_packaged_catalog(
-    names: NameIndex, word: str, short_form: bool
+from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
+from vba_assets.domain.stage_context import assessment_stage_context
+from vba_assets.heuristic.assessment import assess_searches
+from vba_assets.store import Workspace
+
+__all__ = ["workspace"]  # the fixture, imported for pytest
+
+
+def _verdict(
+    case: dict[str, Any], term: str, world: WorldDatabase, tiebreaks: bool = True
+) -> tuple[SearchAssessmentOutput, dict[str, Any]]:
+    """The verdict on a search for ``term`` (every occurrence cited) and its candidates' ids."""
+    plan = ResolutionPlanOutput(searches=[search(case, term, "affected_subject", "creature_name")])
+    assert validate_plan(plan, case, CATALOGS, 8, SPEC) == []
+    captures = []
+    for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
+        result = world.contains_search(proposed.catalog, proposed.term, 8)
+        capture = CaptureArtifact(search_id=search_id, search=proposed, result=result)
+        digest = hashlib.sha256(capture.model_dump_json().encode()).hexdigest()
+        captures.append((digest, capture))
+    index = build_candidate_index(plan, captures)
+    context = assessment_stage_context(case, plan, index)
+    assessment = assess_searches(context, CATALOGS, tiebreaks)
+    assert validate_assessment(assessment, index, plan, case, SPEC) == []
+    found = index.searches[0]
+    ids = {cid: c.identity for cid, c in zip(found.candidate_ids, found.candidates, strict=True)}
+    return assessment.assessments[0], ids
+
+
+def test_the_only_boss_holding_the_word_is_selected_with_v6_only(
+    workspace: Workspace, world: WorldDatabase
 ) -> None:
-    assert build_gazetteer(PRIMARY, names).mostly_bosses(word) is short_form
-
-
-def test_only_whole_words_of_primary_names_count() -> None:
-    index = build_name_index(
-        [
-            IndexedName(1, "Kael Sunstrider", ""),
-            IndexedName(2, "Kaelthas Image", ""),  # contains "Kael", not as a word
-            IndexedName(5, "Kaelthas Servant", ""),
-            IndexedName(3, "Kael Guard", "deDE"),  # a localized name
-            IndexedName(4, "Kael Guard", ""),
-        ],
-        [],
-        {"creature_template.csv.gz": "a" * 64},
-        bosses=[1],
+    """ "Morogrim" is a whole word of one captured name only, a boss's (Morogrim Tidewalker,
+    21213): selected with the v6 rules, ambiguous before ("a similar name alone")."""
+    case = case_doc(
+        workspace,
+        "SHORT-MOROGRIM",
+        "Pack evades",
+        "When we were doing Morogrim trash, one mob got stuck under the floor and the pack evaded.",
     )
-    gazetteer = build_gazetteer(PRIMARY, index)
-    assert gazetteer.mostly_bosses("Kael")  # 1 boss of the 2 entities (1 and 4) holding the word
-    assert not gazetteer.mostly_bosses("Guard")
+    chosen, ids = _verdict(case, "Morogrim", world)
+    assert chosen.status == "selected" and chosen.candidate_id is not None
+    assert ids[chosen.candidate_id] == 21213
+    assert chosen.mention is not None and chosen.mention.quote == "Morogrim"
+    before, _ = _verdict(case, "Morogrim", world, tiebreaks=False)
+    assert before.status == "ambiguous"
+
+
+def test_a_short_form_two_bosses_share_stays_ambiguous(
+    workspace: Workspace, world: WorldDatabase
+) -> None:
+    """ "Kazzak" is a whole word of Lord Kazzak's and Doom Lord Kazzak's names: no selection."""
+    case = case_doc(
+        workspace, "SHORT-KAZZAK", "World boss", "There is no issue with Kazzak, he spawns fine."
+    )
+    verdict, ids = _verdict(case, "Kazzak", world)
+    assert verdict.status == "ambiguous"
+    assert len({ids[c] for c in verdict.competing_candidate_ids}) >= 2
+
+
+def test_a_short_form_the_report_writes_inside_a_longer_name_is_not_selected(
+    workspace: Workspace, world: WorldDatabase
+) -> None:
+    """The title's "Majordomo" is a whole word of one boss's name (Majordomo Executus), but the
+    body writes "majordomo staghelm", a later expansion's boss: the title is that one's short
+    form, and nothing is selected."""
+    case = case_doc(
+        workspace,
+        "SHORT-MAJORDOMO",
+        "[Raid] Majordomo",
+        "The boss majordomo staghelm resets after changing from cat to scorpion form.",
+    )
+    verdict, _ = _verdict(case, "Majordomo", world)
+    assert verdict.status == "ambiguous"

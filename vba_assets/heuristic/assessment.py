@@ -18,6 +18,8 @@ One rule decides, for each search, in this order:
    same way; since protocol v6 only when the mention agrees with that name word by word
    (:mod:`.spelling_words`: "Commander Durand", a later expansion's creature, is not a
    misspelling of "Commander Duron");
+   since protocol v6 also a boss's short form: the complete capture holds the term as whole
+   words of one entity's names only, a boss's ("Morogrim", :mod:`.short_forms`);
 5. otherwise ``ambiguous``, listing the tied exact candidates, or when none is exact the
    candidates of the best match tier.
 
@@ -54,7 +56,6 @@ from collections.abc import Sequence
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.settings import CatalogConfig
-from vba_assets.domain.resolution.assessment_rules import words_beyond_names
 from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
     EvidenceQuote,
@@ -79,8 +80,11 @@ from vba_assets.heuristic.candidate_names import (
     is_helper,
 )
 from vba_assets.heuristic.embedded_names import without_embedded_names
+from vba_assets.heuristic.evidence import MAX_EVIDENCE_CHARS as MAX_EVIDENCE_CHARS
+from vba_assets.heuristic.evidence import evidence_quote
 from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
 from vba_assets.heuristic.lexicon import foreign_looking, guess_language
+from vba_assets.heuristic.short_forms import short_form
 from vba_assets.heuristic.spans import tokenize_source
 from vba_assets.heuristic.spelling_words import words_agree
 from vba_assets.heuristic.tiebreaks import (
@@ -91,45 +95,6 @@ from vba_assets.heuristic.tiebreaks import (
     spelling_group,
     without_ungrounded_tie,
 )
-
-MAX_EVIDENCE_CHARS = 500
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
-
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
-def evidence_quote(text: str, mention: MentionCitation, bare: Sequence[str]) -> str | None:
-    """The sentence (or line) of ``text`` around the mention, verbatim, never just the name.
-
-    The sentence ends at ``.``/``!``/``?`` followed by whitespace, or at a line break. When that
-    holds no word beyond the names (a title line, ``### Hogger``, ``[b]Hogger[/b]``: the
-    controller's own test, :func:`~vba_assets.domain.resolution.assessment_rules.words_beyond_names`),
-    the mention's line and the next line are taken instead; None when even that holds none. Cut
-    to :data:`MAX_EVIDENCE_CHARS` around the mention.
-    """
-    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, mention.start)]
-    after = _SENTENCE_END.search(text, mention.end)
-    start, end = _strip(text, ends[-1] if ends else 0, after.end() if after else len(text))
-    if not words_beyond_names(text[start:end], bare):
-        line_break = text.find("\n", mention.end)
-        next_break = text.find("\n", line_break + 1) if line_break >= 0 else -1
-        start, end = _strip(
-            text,
-            text.rfind("\n", 0, mention.start) + 1,
-            next_break if next_break >= 0 else len(text),
-        )
-        if not words_beyond_names(text[start:end], bare):
-            return None
-    if end - start > MAX_EVIDENCE_CHARS:
-        left = min(max(start, mention.start - MAX_EVIDENCE_CHARS // 2), end - MAX_EVIDENCE_CHARS)
-        start, end = _strip(text, left, left + MAX_EVIDENCE_CHARS)
-    return text[start:end]
 
 
 def _ambiguous(
@@ -238,6 +203,18 @@ def _assess_search(
                 f"words {_quotes(search)} are a near spelling of {close.name!r} (identity "
                 f"{close.identity}) and of no other candidate (Indel similarity at least "
                 f"{MIN_SPELLING}, {SPELLING_MARGIN} ahead of the next entity).",
+            )
+            if selected is not None:
+                return selected
+        short = short_form(search, sources, language) if tiebreaks and close is None else None
+        if short is not None and not is_helper(short, patterns):  # v6: a boss's short form
+            selected = _selected(
+                search,
+                short,
+                sources,
+                f"short form. The complete capture for {term!r} holds it as whole words of one "
+                f"entity's name only ({short.name!r}, identity {short.identity}, a boss), and the "
+                "report writes it as a name.",
             )
             if selected is not None:
                 return selected

@@ -2,7 +2,8 @@
 
 :mod:`.misspellings` searches a misspelled mention by a literal stretch the closest catalog name
 also holds; some misspellings have none worth searching ("Onixya" for Onyxia, "Brtallus" for
-Brutallus, "zul jin" for Zul'jin, "Muru" for M'uru, "ilidian"). From protocol v6 a plan may search
+Brutallus, "Muru" for M'uru, "ilidian"; "zul jin" for Zul'jin differs only in its separators and
+is found by :mod:`.separators` first, in lower case too). From protocol v6 a plan may search
 the corrected name itself, citing the misspelled span in ``corrected_from``
 (:mod:`vba_assets.domain.resolution.corrections` bounds how far the term may be from it).
 

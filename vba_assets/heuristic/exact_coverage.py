@@ -5,9 +5,12 @@ one of several same-name entities of that capture by a grounded tie-break
 
 import re
 
+from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.heuristic.common_words import common_word
 
+#: The catalog's boss rank.
+BOSS_RANK = 3
 _TERM_WORD = re.compile(r"[^\W\d_]+")
 #: Words before a noun that make it a kind of thing, not one named creature ("my Scryer friend",
 #: "an Ogre"): a term after one of them is used as a common noun.
@@ -44,9 +47,10 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
     rows selected for words the gold does not name; they also drop a common given name
     (``Sara``)."""
     words = _TERM_WORD.findall(search.term)
+    # a lower-case mention is a name when the exact capture holds a boss of that name
     if not words or all(common_word(word.casefold(), language) for word in words):
         return False
-    if not any(m.quote[:1].isupper() for m in search.mentions):
+    if not any(m.quote[:1].isupper() for m in search.mentions) and not _boss_named(search):
         return False
     for mention in search.mentions:
         text = sources.get(mention.source, "")
@@ -56,6 +60,19 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
         if before is not None and before.group(1).casefold() in DETERMINERS:
             return False
     return True
+
+
+def _boss_named(search: SearchView) -> bool:
+    """Protocol v6: the complete exact-name capture holds a boss (the catalog's rank 3) named
+    exactly the term: reporters write bosses in lower case ("yogg-saron", "sara")."""
+    exact = search.exact
+    if exact is None or exact.truncated:
+        return False
+    wanted = normalize_for_match(search.term)
+    return any(
+        c.data.get("rank") == BOSS_RANK and normalize_for_match(c.name) == wanted
+        for c in exact.candidates
+    )
 
 
 def exact_competitors(search: SearchView) -> list[CandidateView]:

@@ -66,7 +66,7 @@ from vba_assets.domain.stage_context import CatalogView, PlanStageContext
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.admission import admit_terms, mark_compounds, not_for_creatures
 from vba_assets.heuristic.common_words import common_word
-from vba_assets.heuristic.corrections import corrections, with_corrections
+from vba_assets.heuristic.corrected_plan import PlanParts, corrected_searches
 from vba_assets.heuristic.gazetteer import (
     Gazetteer,
     build_gazetteer,
@@ -373,8 +373,8 @@ def plan_searches(
     Args:
         context: the readable sources, the catalogs the plan may name, ``max_searches``.
         index: the name index of the gazetteer step, or None to skip it.
-        corrected: protocol v6 corrected terms: free search slots go to misspelled names
-            searched by their corrected spelling (:mod:`.corrections`).
+        corrected: protocol v6 corrected terms: names written with other separators and
+            misspelled names are searched by the catalog's spelling (:mod:`.corrected_plan`).
     """
     catalogs = list(context.catalogs)
     if not catalogs or context.max_searches < 1:
@@ -409,9 +409,7 @@ def plan_searches(
     searches, unsearched = select_searches(
         rank_terms(terms, language), catalogs, language, context.max_searches, readers
     )
-    if corrected and index is not None and readers is not None:  # protocol v6
-        found = corrections(grouped, terms, index, facts, sources)
-        searches, unsearched = with_corrections(
-            searches, unsearched, found, catalogs, context.max_searches, readers
-        )
+    if corrected and index is not None and gazetteer is not None and readers is not None:  # v6
+        parts = PlanParts(grouped, terms, sources, facts, index, gazetteer, catalogs, readers)
+        searches, unsearched = corrected_searches(searches, unsearched, parts, context.max_searches)
     return ResolutionPlanOutput(searches=searches, unsearched=unsearched)
