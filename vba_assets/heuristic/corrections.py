@@ -60,6 +60,7 @@ from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.name_index import IndexedName, NameIndex
 from vba_assets.heuristic.role_reader import RoleReader
 from vba_assets.heuristic.roles import zone_like
+from vba_assets.heuristic.separators import join_same_name
 from vba_assets.heuristic.spans import SourceText, Span
 from vba_assets.heuristic.spelling_words import words_agree
 from vba_assets.heuristic.terms import ReportFacts, Term
@@ -274,22 +275,7 @@ def with_corrections(
                 }
             )
             continue
-        same = next(
-            (
-                n
-                for n, s in enumerate(result)
-                if fold(s.term) == fold(correction.name) and s.catalog == catalog
-            ),
-            None,
-        )
-        if same is not None:
-            search = result[same]
-            if search.reference is None and search.corrected_from is None:
-                cited = [*search.mentions, *(m for m in mentions if m not in search.mentions)]
-                cited = cited[:MAX_MENTIONS]
-                if mentions[0] in cited:
-                    update = {"mentions": cited, "corrected_from": mentions[0]}
-                    result[same] = search.model_copy(update=update)
+        if join_same_name(result, correction.name, catalog, mentions):
             continue
         if len(result) >= max_searches:
             continue

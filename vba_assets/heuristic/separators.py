@@ -333,22 +333,7 @@ def with_separator_variants(
         if catalog is None:
             continue
         mentions = [_citation(span) for span in variant.spans[:MAX_MENTIONS]]
-        same = next(
-            (
-                n
-                for n, s in enumerate(result)
-                if fold(s.term) == fold(variant.name) and s.catalog == catalog
-            ),
-            None,
-        )
-        if same is not None:
-            search = result[same]
-            if search.reference is None and search.corrected_from is None:
-                cited = [*search.mentions, *(m for m in mentions if m not in search.mentions)]
-                cited = cited[:MAX_MENTIONS]
-                if mentions[0] in cited:
-                    update = {"mentions": cited, "corrected_from": mentions[0]}
-                    result[same] = search.model_copy(update=update)
+        if join_same_name(result, variant.name, catalog, mentions):
             continue
         literal = [
             n
@@ -376,3 +361,25 @@ def with_separator_variants(
             continue
         left = [u for u in left if not all(_inside(m, variant.spans) for m in u.mentions)]
     return result, left
+
+
+def join_same_name(
+    result: list[ProposedSearch], name: str, catalog: str, mentions: list[MentionCitation]
+) -> bool:
+    """When ``result`` already searches ``name`` in ``catalog``: add the corrected ``mentions``
+    to it (up to :data:`MAX_MENTIONS`) with the first as its ``corrected_from`` (unless it is an
+    identity reference or already corrects a span) and return True; else False."""
+    same = next(
+        (n for n, s in enumerate(result) if fold(s.term) == fold(name) and s.catalog == catalog),
+        None,
+    )
+    if same is None:
+        return False
+    search = result[same]
+    if search.reference is None and search.corrected_from is None:
+        cited = [*search.mentions, *(m for m in mentions if m not in search.mentions)]
+        cited = cited[:MAX_MENTIONS]
+        if mentions[0] in cited:
+            update = {"mentions": cited, "corrected_from": mentions[0]}
+            result[same] = search.model_copy(update=update)
+    return True
