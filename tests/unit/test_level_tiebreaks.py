@@ -13,17 +13,15 @@ from typing import Any
 
 from resources.world_db import WorldDatabase
 from tests.unit.test_zone_tiebreaks import (
-    V6,
     codes,
     context,
     demo,
     exact_index,
     heuristic,
     identity_of,
-    plan_for,
     sources,
 )
-from vba_assets.domain.resolution.context import build_candidate_index
+from tests.unit.test_zone_tiebreaks import contains_index as zone_contains_index
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
@@ -31,7 +29,6 @@ from vba_assets.domain.resolution.models import (
 )
 from vba_assets.domain.resolution.tiebreaks import level_fact
 from vba_assets.errors import ErrorCode
-from vba_assets.pipeline.tiebreak_captures import with_quest_relations
 
 __all__ = ["demo"]  # the module-scoped demo DB fixture, imported for pytest
 
@@ -45,13 +42,7 @@ def contains_index(
     demo: WorldDatabase, body: str, term: str
 ) -> tuple[ResolutionPlanOutput, CandidateIndex, CaptureArtifact]:
     """A complete contains capture (row limit 16) with its tie facts, as the controller records it."""
-    plan = plan_for(body, term)
-    result = demo.contains_search("creature_name", term, 16)
-    plain = CaptureArtifact(
-        schema_version=2, search_id="Q1", search=plan.searches[0], result=result
-    )
-    capture = with_quest_relations(plain, demo, V6)
-    return plan, build_candidate_index(plan, [("a" * 64, capture)]), capture
+    return zone_contains_index(demo, body, term, row_limit=16)
 
 
 def test_the_one_row_above_level_1_is_selected_and_the_controller_accepts_it(

@@ -74,10 +74,10 @@ def plan_for(body: str, term: str) -> ResolutionPlanOutput:
 
 
 def contains_index(
-    demo: WorldDatabase, body: str, term: str
+    demo: WorldDatabase, body: str, term: str, row_limit: int = 8
 ) -> tuple[ResolutionPlanOutput, CandidateIndex, CaptureArtifact]:
     plan = plan_for(body, term)
-    result = demo.contains_search("creature_name", term, 8)
+    result = demo.contains_search("creature_name", term, row_limit)
     plain = CaptureArtifact(
         schema_version=2, search_id="Q1", search=plan.searches[0], result=result
     )
