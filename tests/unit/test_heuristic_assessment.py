@@ -28,13 +28,9 @@ from vba_assets.domain.stage_context import (
     assessment_stage_context,
     plan_stage_context,
 )
-from vba_assets.heuristic.assessment import (
-    MAX_EVIDENCE_CHARS,
-    assess_searches,
-    evidence_quote,
-    helper_patterns,
-    is_helper,
-)
+from vba_assets.heuristic.assessment import assess_searches
+from vba_assets.heuristic.candidate_names import helper_patterns, is_helper
+from vba_assets.heuristic.evidence import MAX_EVIDENCE_CHARS, evidence_quote
 from vba_assets.heuristic.name_index import NameIndex
 from vba_assets.heuristic.planning import plan_searches
 from vba_assets.intake import import_report

@@ -25,7 +25,8 @@ One rule decides, for each search, in this order:
 
 A search for an identity the report links or writes (protocol v4) is decided by
 :func:`assess_reference` instead. The name tests (equality, helper patterns, near spellings) are
-in :mod:`.candidate_names`; this module applies them in the order above and builds the verdicts.
+in :mod:`.candidate_names`; this module applies them in the order above, and :mod:`.selections`
+builds the verdicts they give.
 
 Weak evidence: in a report written in English (guessed from its words, as the planner does), an
 exact match found only in a localized catalog on a plain-ASCII term. English names live in the
@@ -45,10 +46,15 @@ The same holds when the report's words are a near spelling or whole-word beginni
 name that several rows carry (rule 4 would select it if it were unique,
 :func:`~.tiebreaks.spelling_group`): its link, quest or zone, never a level-1 or helper row.
 
+Since heuristic-9 a selection whose every mention is part of a longer name the report writes
+("Golden Cloud Serpent" for the catalog's "Cloud Serpent") becomes ``ambiguous``
+(:mod:`.embedded_names`), and the one row of a name above level 1 beside level-1 script copies is
+told apart by the ``level`` tie-break.
+
 What it cannot do: it does not read the report beyond names and those facts. Two entries with the
-same name stay ambiguous when the report names only a zone, a level or a rank that would tell them
-apart; a misspelling
-resolves only to a near spelling clearly ahead of every other entity's name.
+same name stay ambiguous when the report states only a level or a rank (other than "boss") that
+would tell them apart; a misspelling resolves only to a near spelling clearly ahead of every other
+entity's name.
 """
 
 import re
@@ -59,7 +65,6 @@ from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.resolution.links import agrees, words_for
 from vba_assets.domain.resolution.models import (
     EvidenceQuote,
-    MentionCitation,
     ResolutionAssessmentOutput,
     SearchAssessmentOutput,
 )
@@ -80,37 +85,24 @@ from vba_assets.heuristic.candidate_names import (
     is_helper,
 )
 from vba_assets.heuristic.embedded_names import without_embedded_names
-from vba_assets.heuristic.evidence import MAX_EVIDENCE_CHARS as MAX_EVIDENCE_CHARS
-from vba_assets.heuristic.evidence import evidence_quote
-from vba_assets.heuristic.exact_coverage import exact_competitors, exact_tie_view, written_as_name
-from vba_assets.heuristic.lexicon import foreign_looking, guess_language
+from vba_assets.heuristic.exact_coverage import exact_competitors
+from vba_assets.heuristic.lexicon import guess_language
+from vba_assets.heuristic.selections import (
+    ambiguous_data,
+    assess_exact_coverage,
+    first_cited,
+    selected_verdict,
+    tiebreak_selection,
+    weak_localized,
+)
 from vba_assets.heuristic.short_forms import short_form
 from vba_assets.heuristic.spans import tokenize_source
 from vba_assets.heuristic.spelling_words import words_agree
 from vba_assets.heuristic.tiebreaks import (
-    ALL_FACTS,
     EXACT_FACTS,
-    describe_tiebreak,
-    find_tiebreak,
     spelling_group,
     without_ungrounded_tie,
 )
-
-
-def _ambiguous(
-    search: SearchView, competing: Sequence[CandidateView], why: str
-) -> dict[str, object]:
-    return {
-        "search_id": search.search_id,
-        "status": "ambiguous",
-        "competing_candidate_ids": [c.candidate_id for c in competing],
-        "rationale": f"heuristic: {why}",
-    }
-
-
-def weak_localized(candidate: CandidateView, term: str, language: str) -> bool:
-    """True when the candidate's exact match is weak evidence (see the module docstring)."""
-    return language == "en" and candidate.catalog_kind != "name" and not foreign_looking(term)
 
 
 def report_language(sources: Sequence[SourceView]) -> str:
@@ -171,7 +163,7 @@ def _assess_search(
         covered = assess_exact_coverage(search, sources, patterns, language, whole)
         if covered is not None:
             return covered
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             exact_competitors(search) or exact or best,
             f"the search for {term!r} was truncated (more rows matched than were captured), so "
@@ -183,7 +175,7 @@ def _assess_search(
         if broken is not None:
             return broken
     if len(exact) > 1:
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             exact,
             f"{len(exact)} candidates have a name equal to {term!r}; name equality cannot tell "
@@ -195,7 +187,7 @@ def _assess_search(
         if close is not None and tiebreaks and not _agrees(search, close):
             close = None  # v6: another word than a misspelling of the name's (.spelling_words)
         if close is not None and not is_helper(close, patterns):
-            selected = _selected(
+            selected = selected_verdict(
                 search,
                 close,
                 sources,
@@ -208,7 +200,7 @@ def _assess_search(
                 return selected
         short = short_form(search, sources, language) if tiebreaks and close is None else None
         if short is not None and not is_helper(short, patterns):  # v6: a boss's short form
-            selected = _selected(
+            selected = selected_verdict(
                 search,
                 short,
                 sources,
@@ -223,7 +215,7 @@ def _assess_search(
             broken = tiebreak_selection(search, sources, patterns, EXACT_FACTS, group)
             if broken is not None:
                 return broken
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             best,
             f"no candidate's name equals {term!r}; the best tier is {best_tier.label} with "
@@ -232,7 +224,7 @@ def _assess_search(
         return SearchAssessmentOutput.model_validate(data)
     chosen = exact[0]
     if weak_localized(chosen, term, language):
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             exact,
             f"the only candidate named {term!r} ({chosen.candidate_id}) matches in the localized "
@@ -242,16 +234,16 @@ def _assess_search(
         )
         return SearchAssessmentOutput.model_validate(data)
     if is_helper(chosen, patterns):
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             exact,
             f"the only candidate named {term!r} ({chosen.candidate_id}) matches a helper-name "
             "pattern (a technical entry such as a trigger or kill credit), so it is not selected",
         )
         return SearchAssessmentOutput.model_validate(data)
-    cited = _first_cited(search, chosen, sources)
+    cited = first_cited(search, chosen, sources)
     if cited is None:
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             exact,
             f"{chosen.candidate_id} is the only candidate named {term!r}, but no mention has "
@@ -285,85 +277,6 @@ def _quotes(search: SearchView) -> str:
     return ", ".join(dict.fromkeys(repr(m.quote) for m in search.mentions))
 
 
-def _first_cited(
-    search: SearchView, chosen: CandidateView, sources: dict[str, str]
-) -> tuple[MentionCitation, str] | None:
-    """The first mention of ``search`` with report context beyond the bare names (the search
-    term and ``chosen``'s names), and the quote around it; None when every mention is bare."""
-    bare = [search.term, *candidate_names(chosen)]
-    for mention in search.mentions:
-        if mention.source in sources:
-            quote = evidence_quote(sources[mention.source], mention, bare)
-            if quote is not None:
-                return mention, quote
-    return None
-
-
-def _selected(
-    search: SearchView,
-    chosen: CandidateView,
-    sources: dict[str, str],
-    why: str,
-    capture: str | None = None,
-) -> SearchAssessmentOutput | None:
-    """A selection of ``chosen`` citing the first mention that has context, or None;
-    ``capture``: the alias of the capture that holds ``chosen`` (default: the search's own)."""
-    cited = _first_cited(search, chosen, sources)
-    if cited is None:
-        return None
-    mention, quote = cited
-    return SearchAssessmentOutput(
-        search_id=search.search_id,
-        status="selected",
-        candidate_id=chosen.candidate_id,
-        capture=capture or search.capture_alias,
-        capture_row=chosen.capture_row,
-        mention=mention,
-        evidence=[EvidenceQuote(source=mention.source, quote=quote)],
-        rationale=f"heuristic: {why} The evidence is the report sentence around the first "
-        "mention with context; the heuristic weighs no context beyond the names",
-    )
-
-
-def assess_exact_coverage(
-    search: SearchView,
-    sources: dict[str, str],
-    patterns: dict[str, list[re.Pattern[str]]],
-    language: str,
-    whole: bool,
-) -> SearchAssessmentOutput | None:
-    """Protocol v6, a truncated search: select the one entity of its exact-name capture when the
-    controller marked that capture unique (complete, one entity named exactly as the term), a
-    mention is the whole term, the row is no helper entry and no weak localized match, and a
-    mention has report context to cite, or (several entities named exactly as the term, with
-    their captured tie-break facts) the one a grounded tie-break tells apart; None otherwise (the
-    search stays ambiguous)."""
-    exact = search.exact
-    if exact is None or not whole or not written_as_name(search, sources, language):
-        return None
-    tie = exact_tie_view(search)  # several exact-name entities: a grounded tie-break may choose
-    if tie is not None:
-        return tiebreak_selection(tie, sources, patterns, EXACT_FACTS)
-    if not exact.unique:
-        return None
-    named = [c for c in exact.candidates if is_exact(c, search.term)]
-    if len(named) != 1:
-        return None
-    chosen = named[0]
-    if weak_localized(chosen, search.term, language) or is_helper(chosen, patterns):
-        return None
-    return _selected(
-        search,
-        chosen,
-        sources,
-        f"exact unique name under truncation. The contains search {search.capture_alias} for "
-        f"{search.term!r} was truncated, but its complete exact-name capture "
-        f"{exact.capture_alias} holds one entity named exactly so ({chosen.candidate_id}: "
-        f"{chosen.name!r}, identity {chosen.identity}), which matches no helper-name pattern.",
-        capture=exact.capture_alias,
-    )
-
-
 def assess_reference(
     search: SearchView, sources: dict[str, str], patterns: dict[str, list[re.Pattern[str]]]
 ) -> SearchAssessmentOutput:
@@ -378,7 +291,7 @@ def assess_reference(
     chosen = search.candidates[0]
     if not agrees(words, names):
         said = ", ".join(repr(w) for w in words) or "no words (only the link)"
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             search.candidates,
             f"the report links identity {identity} ({', '.join(repr(n) for n in names[:3])}), "
@@ -387,14 +300,14 @@ def assess_reference(
         )
         return SearchAssessmentOutput.model_validate(data)
     if is_helper(chosen, patterns):
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             search.candidates,
             f"the linked identity {identity} ({chosen.name!r}) matches a helper-name pattern "
             "(a technical entry such as a trigger or kill credit), so it is not selected",
         )
         return SearchAssessmentOutput.model_validate(data)
-    selected = _selected(
+    selected = selected_verdict(
         search,
         chosen,
         sources,
@@ -402,7 +315,7 @@ def assess_reference(
         f"({', '.join(repr(w) for w in words)}) agree with the fetched name {chosen.name!r}.",
     )
     if selected is None:
-        data = _ambiguous(
+        data = ambiguous_data(
             search,
             search.candidates,
             f"the linked identity {identity} agrees with the report's words, but no mention has "
@@ -410,63 +323,6 @@ def assess_reference(
         )
         return SearchAssessmentOutput.model_validate(data)
     return selected
-
-
-def tiebreak_selection(
-    search: SearchView,
-    sources: dict[str, str],
-    patterns: dict[str, list[re.Pattern[str]]],
-    kinds: Sequence[str] = ALL_FACTS,
-    group: CandidateView | None = None,
-) -> SearchAssessmentOutput | None:
-    """Protocol v6: the selection of the one same-name candidate a grounded fact of the report
-    tells apart (:func:`~vba_assets.heuristic.tiebreaks.find_tiebreak`), citing the fact's span
-    and row in ``tiebreak`` and as evidence; None when there is no such fact. ``group``: a
-    candidate of the full name a short or partial term found on several rows (the tie is that
-    name's rows, not the term's)."""
-    found = find_tiebreak(search, sources, patterns, kinds, group)
-    if found is None:
-        return None
-    chosen, tiebreak = found
-    why = describe_tiebreak(search, chosen, tiebreak)
-    selected = _selected(search, chosen, sources, why) or _selected_by_fact(
-        search, chosen, sources, why
-    )
-    if selected is None:
-        return None
-    if tiebreak.fact == "level":  # the fact is the capture's; its span is the cited mention
-        if selected.mention is None or not selected.evidence:
-            return None  # bare mentions: nothing in the report beyond the name
-        return selected.model_copy(
-            update={"tiebreak": tiebreak.model_copy(update={"span": selected.mention})}
-        )
-    cited = EvidenceQuote(source=tiebreak.span.source, quote=tiebreak.span.quote)
-    return selected.model_copy(
-        update={"tiebreak": tiebreak, "evidence": [*selected.evidence, cited]}
-    )
-
-
-def _selected_by_fact(
-    search: SearchView, chosen: CandidateView, sources: dict[str, str], why: str
-) -> SearchAssessmentOutput | None:
-    """A tie-break selection whose mentions are all bare (a list item ``- Tirion Fordring``):
-    it cites the first readable mention, and its evidence is the tie-break's own span (the quest
-    title or zone the report writes, added by the caller), which is report context beyond the
-    name; None without a readable mention."""
-    mention = next((m for m in search.mentions if m.source in sources), None)
-    if mention is None:
-        return None
-    return SearchAssessmentOutput(
-        search_id=search.search_id,
-        status="selected",
-        candidate_id=chosen.candidate_id,
-        capture=search.capture_alias,
-        capture_row=chosen.capture_row,
-        mention=mention,
-        evidence=[],
-        rationale=f"heuristic: {why} Every mention is a bare name; the evidence is the "
-        "tie-break's report span",
-    )
 
 
 def assess_searches(
