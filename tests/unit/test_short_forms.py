@@ -90,3 +90,19 @@ def test_a_short_form_the_report_writes_inside_a_longer_name_is_not_selected(
     )
     verdict, _ = _verdict(case, "Majordomo", world)
     assert verdict.status == "ambiguous"
+
+
+def test_a_dropped_title_of_one_name_is_selected_and_a_one_word_tail_is_not(
+    workspace: Workspace, world: WorldDatabase
+) -> None:
+    """ "Inquisitor Whitemane" ends one name only, High Inquisitor Whitemane's (3977, an elite,
+    no boss): a dropped title, selected with the v6 rules. "Whitemane" alone, one word of a name
+    that is no boss's, is not."""
+    body = "Inquisitor Whitemane does not resurrect Scarlet Commander Mograine in phase two."
+    case = case_doc(workspace, "SHORT-TITLE", "Cathedral", body)
+    chosen, ids = _verdict(case, "Inquisitor Whitemane", world)
+    assert chosen.status == "selected" and chosen.candidate_id is not None
+    assert ids[chosen.candidate_id] == 3977
+    single = case_doc(workspace, "SHORT-ONE-WORD", "Cathedral", body.replace("Inquisitor ", ""))
+    verdict, _ = _verdict(single, "Whitemane", world)
+    assert verdict.status != "selected"

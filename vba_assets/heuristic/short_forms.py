@@ -17,7 +17,9 @@ study splits and on the later-expansion set, whose reports name creatures no 3.3
 * the candidates whose names hold the term's words as whole words, in order
   (:func:`whole_words`), are one entity, and that entity is a boss (the catalog's rank 3, the
   rank :mod:`.tiebreaks` reads), so a short form stands for a well-known character, not for one of
-  the many creatures that share a word ("Guard", "Defias");
+  the many creatures that share a word ("Guard", "Defias"); or (heuristic-9) the term has two
+  words or more and ends that entity's name: a dropped title ("Inquisitor Whitemane" for High
+  Inquisitor Whitemane, an elite), measured on the later-expansion set without a selection added;
 * the report never writes the term beside a word that is neither common nor a word of the
   entity's names ("Majordomo" in a title, "majordomo staghelm" in the body: a later expansion's
   boss, not Majordomo Executus);
@@ -80,8 +82,8 @@ def _word_start(term: str, name: str) -> bool:
 
 
 def short_form(search: SearchView, sources: dict[str, str], language: str) -> CandidateView | None:
-    """The one boss whose name holds the search term as whole words (see the module docstring),
-    or None."""
+    """The one boss whose name holds the search term as whole words, or the one entity whose name
+    ends with a term of two words or more (see the module docstring), or None."""
     term = search.term
     if search.truncated or search.reference is not None or search.corrected_from is not None:
         return None
@@ -100,6 +102,10 @@ def short_form(search: SearchView, sources: dict[str, str], language: str) -> Ca
     if any(_word_start(term, n) for c in search.candidates for n in candidate_names(c)):
         return None
     chosen = holders[0]
-    if chosen.data.get("rank") != BOSS_RANK or _longer_elsewhere(term, chosen, sources, language):
+    boss = chosen.data.get("rank") == BOSS_RANK
+    tail = len(words) >= 2 and any(
+        tokenize(n)[-len(words) :] == words for n in candidate_names(chosen)
+    )
+    if not (boss or tail) or _longer_elsewhere(term, chosen, sources, language):
         return None
     return chosen
