@@ -48,6 +48,11 @@ class CatalogView(StrictModel):
     kind: Literal["name", "localized_name"]
 
 
+def catalog_of_kind(kind: str, catalogs: Sequence[CatalogView]) -> str | None:
+    """The name of the first catalog of ``kind`` (``name`` or ``localized_name``), or None."""
+    return next((c.name for c in catalogs if c.kind == kind), None)
+
+
 class PlanStageContext(StrictModel):
     """Model call 1: the readable sources and the catalogs."""
 

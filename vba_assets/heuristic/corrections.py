@@ -52,8 +52,8 @@ from vba_assets.domain.resolution.corrections import (
     correction_refusal,
     edit_distance,
 )
-from vba_assets.domain.resolution.models import MentionCitation, ProposedSearch, UnsearchedName
-from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.resolution.models import ProposedSearch, UnsearchedName
+from vba_assets.domain.stage_context import CatalogView, catalog_of_kind
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.admission import common_noun
 from vba_assets.heuristic.common_words import common_word
@@ -227,10 +227,6 @@ def corrections(
     return list(found.values())
 
 
-def _citation(span: Span) -> MentionCitation:
-    return MentionCitation(source=span.source, quote=span.text, start=span.start, end=span.end)
-
-
 def with_corrections(
     searches: Sequence[ProposedSearch],
     unsearched: Sequence[UnsearchedName],
@@ -247,10 +243,10 @@ def with_corrections(
     for correction in found:
         check_budget()
         kind = "name" if correction.primary else "localized_name"
-        catalog = next((c.name for c in catalogs if c.kind == kind), None)
+        catalog = catalog_of_kind(kind, catalogs)
         if catalog is None:
             continue
-        mentions = [_citation(span) for span in correction.spans]
+        mentions = [span.citation() for span in correction.spans]
         dead = next(
             (
                 n

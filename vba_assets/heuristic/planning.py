@@ -56,13 +56,12 @@ from collections.abc import Iterator, Sequence
 from vba_assets.domain.case.text import fold
 from vba_assets.domain.resolution.models import (
     IdentityReference,
-    MentionCitation,
     ProposedSearch,
     ResolutionPlanOutput,
     SearchRole,
     UnsearchedName,
 )
-from vba_assets.domain.stage_context import CatalogView, PlanStageContext
+from vba_assets.domain.stage_context import CatalogView, PlanStageContext, catalog_of_kind
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.admission import admit_terms, mark_compounds, not_for_creatures
 from vba_assets.heuristic.common_words import common_word
@@ -198,17 +197,13 @@ def _primary_first(catalog_names: Sequence[str], catalogs: Sequence[CatalogView]
     return ordered[0] if ordered else None
 
 
-def _of_kind(kind: str, catalogs: Sequence[CatalogView]) -> str | None:
-    return next((c.name for c in catalogs if c.kind == kind), None)
-
-
 def choose_catalog(term: Term, catalogs: Sequence[CatalogView], language: str) -> str:
     """Step 6 (see the module docstring)."""
     fixed = term.reference.catalog_kind if term.reference is not None else None
     if fixed is None and term.misspelling is not None:
         fixed = term.misspelling.catalog_kind
     if fixed is not None:
-        chosen_kind = _of_kind(fixed, catalogs)
+        chosen_kind = catalog_of_kind(fixed, catalogs)
         if chosen_kind is not None:
             return chosen_kind
     strong = term.strong_exact
@@ -254,14 +249,10 @@ def _own_name(term: Term, container: Term) -> bool:
     return any(not _inside(span, around, strict_container=False) for span in term.spans)
 
 
-def _citation(span: Span) -> MentionCitation:
-    return MentionCitation(source=span.source, quote=span.text, start=span.start, end=span.end)
-
-
 def _reference(term: Term) -> IdentityReference | None:
     if term.reference is None:
         return None
-    return IdentityReference(identity=term.reference.identity, link=_citation(term.reference.link))
+    return IdentityReference(identity=term.reference.identity, link=term.reference.link.citation())
 
 
 def _nameworthy(term: Term) -> bool:
@@ -348,7 +339,7 @@ def select_searches(
             term=_searched_text(term),
             catalog=catalog,
             role=role,
-            mentions=[_citation(s) for s in _cited(term.spans, also_cited.get(number, []))],
+            mentions=[s.citation() for s in _cited(term.spans, also_cited.get(number, []))],
             reference=_reference(term),
         )
         for number, ((term, catalog), role) in enumerate(zip(chosen, chosen_roles, strict=True))
@@ -356,7 +347,7 @@ def select_searches(
     unsearched = [
         UnsearchedName(
             term=term.search_text,
-            mentions=[_citation(s) for s in term.spans[:MAX_MENTIONS]],
+            mentions=[s.citation() for s in term.spans[:MAX_MENTIONS]],
             role=(roles.role(term, term.cues) if roles is not None else None)
             or _role(term, term.cues, None),
         )

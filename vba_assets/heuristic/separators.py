@@ -65,7 +65,7 @@ from vba_assets.domain.resolution.models import (
     SearchRole,
     UnsearchedName,
 )
-from vba_assets.domain.stage_context import CatalogView
+from vba_assets.domain.stage_context import CatalogView, catalog_of_kind
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.common_words import common_word
 from vba_assets.heuristic.lexicon import is_stopword
@@ -302,10 +302,6 @@ def separator_variants(
     return sorted(variants.values(), key=lambda v: v.spans[0].position)
 
 
-def _citation(span: Span) -> MentionCitation:
-    return MentionCitation(source=span.source, quote=span.text, start=span.start, end=span.end)
-
-
 def _inside(mention: MentionCitation, spans: Sequence[Span]) -> bool:
     return any(
         s.source == mention.source and s.start <= mention.start and mention.end <= s.end
@@ -329,10 +325,10 @@ def with_separator_variants(
     for variant in variants:
         check_budget()
         kind = "name" if variant.primary else "localized_name"
-        catalog = next((c.name for c in catalogs if c.kind == kind), None)
+        catalog = catalog_of_kind(kind, catalogs)
         if catalog is None:
             continue
-        mentions = [_citation(span) for span in variant.spans[:MAX_MENTIONS]]
+        mentions = [span.citation() for span in variant.spans[:MAX_MENTIONS]]
         if join_same_name(result, variant.name, catalog, mentions):
             continue
         literal = [

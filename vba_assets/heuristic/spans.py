@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from vba_assets.domain.case.text import has_format_control
+from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.domain.text_budget import check_budget
 from vba_assets.heuristic.lexicon import PARTICLES, ZONE_WORDS, is_stopword
 from vba_assets.heuristic.source_words import (
@@ -86,6 +87,10 @@ class Span:
     extent_end: int | None = None
     #: The catalogs whose names an inflected span matched (see :mod:`.inflection`).
     found_in: tuple[str, ...] = ()
+
+    def citation(self) -> MentionCitation:
+        """This span as a plan's mention citation (source, quote, offsets)."""
+        return MentionCitation(source=self.source, quote=self.text, start=self.start, end=self.end)
 
     def with_compound(self, compound: bool) -> "Span":
         """This span with :attr:`compound` set."""
