@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from resources.world_db import WorldDatabase
-from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run
-from vba_assets.pipeline.verification import verify_revision
+from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run, verify_without_database
 
 REPORT = {
     "case_id": "BUG-CORRECTED-ONIXYA",
@@ -63,10 +61,4 @@ def test_a_misspelled_boss_is_searched_by_its_corrected_name_and_selected(
     assert corrected in selected["mentions"]
 
     # replay and verification need no database
-    def unavailable(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the world database was queried during verification")
-
-    for name in ("contains_search", "exact_name_search", "quest_relations", "zone_markers"):
-        monkeypatch.setattr(WorldDatabase, name, unavailable)
-    report = verify_revision(workspace.case(REPORT["case_id"]), "0001")
-    assert report.ok, report.findings
+    verify_without_database(workspace, monkeypatch, REPORT["case_id"])

@@ -13,11 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import pytest
 
+from resources.world_db import WorldDatabase
 from tests.dagster.support import embedded_project_file, register
 from vba_assets.definitions import JOB_NAME, build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
 from vba_assets.intake import import_report
+from vba_assets.pipeline.verification import verify_revision
 from vba_assets.store import Workspace
 
 QUEST = {
@@ -65,6 +68,22 @@ def _resolution(workspace: Workspace, case_id: str) -> Path:
 
 def _json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def verify_without_database(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch, *case_ids: str
+) -> None:
+    """Revision 0001 of each case verifies while every world-database query fails: replay and
+    verification read the recorded captures, never the database."""
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the world database was queried during verification")
+
+    for name in ("contains_search", "exact_name_search", "quest_relations", "zone_markers"):
+        monkeypatch.setattr(WorldDatabase, name, unavailable)
+    for case_id in case_ids:
+        report = verify_revision(workspace.case(case_id), "0001")
+        assert report.ok, report.findings
 
 
 def _jessen_capture(resolution: Path) -> dict[str, Any]:

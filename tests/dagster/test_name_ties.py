@@ -16,9 +16,7 @@ from typing import Any
 
 import pytest
 
-from resources.world_db import WorldDatabase
-from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run
-from vba_assets.pipeline.verification import verify_revision
+from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run, verify_without_database
 
 NAME = "Hearthsinger Forresten"
 ZONE = {
@@ -77,11 +75,4 @@ def test_a_named_zone_breaks_a_tie_of_the_full_name_a_short_term_finds(
     assert sorted(unresolved["candidate_identities"]) == [10558, 30551]
 
     # (c) replay and verification need no database
-    def unavailable(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the world database was queried during verification")
-
-    for name in ("contains_search", "exact_name_search", "quest_relations", "zone_markers"):
-        monkeypatch.setattr(WorldDatabase, name, unavailable)
-    for case_id in ("BUG-NAMETIE-ZONE", "BUG-NAMETIE-NOZONE"):
-        report = verify_revision(workspace.case(case_id), "0001")
-        assert report.ok, report.findings
+    verify_without_database(workspace, monkeypatch, "BUG-NAMETIE-ZONE", "BUG-NAMETIE-NOZONE")

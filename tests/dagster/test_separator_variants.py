@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from resources.world_db import WorldDatabase
-from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run
-from vba_assets.pipeline.verification import verify_revision
+from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run, verify_without_database
 
 REPORT = {
     "case_id": "BUG-SEPARATOR-ZULJIN",
@@ -59,10 +57,4 @@ def test_a_name_written_with_other_separators_is_searched_as_the_catalog_spells_
     assert any(m in search["mentions"] for m in selected["mentions"])
 
     # replay and verification need no database
-    def unavailable(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the world database was queried during verification")
-
-    for name in ("contains_search", "exact_name_search", "quest_relations", "zone_markers"):
-        monkeypatch.setattr(WorldDatabase, name, unavailable)
-    report = verify_revision(workspace.case(REPORT["case_id"]), "0001")
-    assert report.ok, report.findings
+    verify_without_database(workspace, monkeypatch, REPORT["case_id"])

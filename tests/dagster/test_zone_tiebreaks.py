@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from resources.world_db import WorldDatabase
-from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run
+from tests.dagster.test_grounded_tiebreaks import _json, _resolution, _run, verify_without_database
 from vba_assets.pipeline.verification import verify_revision
 
 ZONE = {
@@ -77,14 +76,7 @@ def test_a_named_zone_breaks_a_same_name_tie_and_replays_without_the_database(
     assert sorted(unresolved["candidate_identities"]) == [10558, 30551]
 
     # (c) replay and verification need no database: every query now fails
-    def unavailable(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the world database was queried during verification")
-
-    for name in ("contains_search", "exact_name_search", "quest_relations", "zone_markers"):
-        monkeypatch.setattr(WorldDatabase, name, unavailable)
-    for case_id in ("BUG-TIE-ZONE", "BUG-TIE-NOZONE"):
-        report = verify_revision(workspace.case(case_id), "0001")
-        assert report.ok, report.findings
+    verify_without_database(workspace, monkeypatch, "BUG-TIE-ZONE", "BUG-TIE-NOZONE")
 
 
 EXACT_TIE = {
