@@ -272,7 +272,8 @@ def coverage_notes(
 def exact_coverage_notes(
     bound: BoundCatalog, backend: str, binding: SnapshotBinding, limit: int, truncated: bool
 ) -> list[str]:
-    """What an exact-name capture (protocol v6) can and cannot say."""
+    """What an exact-name capture (protocol v6: the completion of a truncated search, or a
+    batched name's capture) can and cannot say."""
     where = f"{bound.table.name}.{bound.name.name}"
     equal = (
         f"{SEARCH_KEY_FUNCTION}(name) = {SEARCH_KEY_FUNCTION}(term)"
@@ -284,8 +285,10 @@ def exact_coverage_notes(
         f"literal exact-name filter: the rows whose {where} equals the term ({equal}, the "
         "contains search's own exact-match test); rows whose name is NULL are never returned",
         "order: shorter name (characters), then name in code-point order, then identity",
-        "completes a truncated contains search of the same term: when this capture is complete, "
-        "it holds every row of this catalog and snapshot whose name equals the term",
+        "when this capture is complete, it holds every row of this catalog and snapshot whose "
+        "name equals the term (it completes a truncated contains search of the same term, or "
+        "looks up a name the plan left unsearched); it finds no misspelled, partial or "
+        "inflected form of the name",
         f"a miss is scoped to catalog '{bound.config.name}', this filter and snapshot "
         f"'{binding.label}' (schema {binding.schema_fingerprint[:16]}); it never proves that "
         "an entity is absent from the running world",

@@ -52,7 +52,9 @@ version  what it changed
          unique row may ground a selection; corrected terms: a name search may carry
          ``corrected_from``, the cited span whose misspelled text the term corrects (a bounded
          edit distance, :mod:`vba_assets.domain.resolution.corrections`), and a selection from
-         it names the corrected term exactly
+         it names the corrected term exactly; batched exact names: the names a plan leaves
+         unsearched (past ``max_searches``) are each looked up by one exact-name query and
+         assessed as searches of their own (kind ``batched_exact_name``)
 =======  =====================================================================================
 
 :data:`RULES` records which version introduced each rule of the three model stages; a validator
@@ -316,6 +318,14 @@ class ProtocolSpec:
             the distance is 1). The capture is the usual literal contains query on the
             corrected term and records both texts (its ``search``); a selection from it must be
             an entity one of whose names equals the corrected term.
+        batched_exact_names: The names a plan leaves unsearched are looked up by exact name
+            (issue 29 item 5, v6 on, :mod:`vba_assets.domain.resolution.batched`): after the
+            plan's own searches, each of the first unsearched names (at most
+            :data:`~vba_assets.domain.resolution.batched.MAX_BATCHED_NAMES`, and never more
+            than :data:`~vba_assets.domain.limits.MAX_SEARCHES` searches in all) becomes a
+            search ``Q<n+1>``... on the catalog of the plan's first name search, whose capture
+            is one literal exact-name query (``kind`` ``batched_exact_name``). It is assessed
+            like any search; an unsearched name past the batch stays a ``not_searched`` unknown.
     """
 
     version: ProtocolVersion
@@ -335,6 +345,7 @@ class ProtocolSpec:
     multilingual_causal: bool = False
     exact_name_coverage: bool = False
     corrected_terms: bool = False
+    batched_exact_names: bool = False
 
     def applies(self, code: ErrorCode) -> bool:
         """Whether a finding with ``code`` counts under this version (non-rule codes always do)."""
@@ -376,6 +387,7 @@ PROTOCOLS: dict[int, ProtocolSpec] = {
         multilingual_causal=True,
         exact_name_coverage=True,
         corrected_terms=True,
+        batched_exact_names=True,
     ),
 }
 

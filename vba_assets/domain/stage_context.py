@@ -17,6 +17,7 @@ from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier, RankedCandidate
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import RelationResult, Scalar, ZoneResult
+from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     CandidateIndex,
@@ -141,6 +142,12 @@ class SearchView(StrictModel):
         exclude_if=lambda value: value is None,
         description="Protocol v6: the misspelled mention whose text the term corrects; select "
         "only a candidate one of whose names is exactly the term.",
+    )
+    unsearched: int | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="Protocol v6: a batched name's search: the position of the name in the "
+        "plan's unsearched list; its capture holds only the rows named exactly the term.",
     )
 
 
@@ -278,19 +285,25 @@ def _candidate_views(
 
 
 def assessment_stage_context(
-    case_doc: Mapping[str, Any], plan: ResolutionPlanOutput, candidate_index: CandidateIndex
+    case_doc: Mapping[str, Any],
+    plan: ResolutionPlanOutput,
+    candidate_index: CandidateIndex,
+    batched: bool = False,
 ) -> AssessmentStageContext:
-    """Model call 2 sees the sources and every search with its ranked candidates."""
+    """Model call 2 sees the sources and every search with its ranked candidates (``batched``,
+    protocol v6: the batched names' searches too, :mod:`.resolution.batched`)."""
     case = _case(case_doc)
-    if len(plan.searches) != len(candidate_index.searches):
+    planned = [search for _, search in planned_searches(plan, batched)]
+    origins = batched_origins(plan, batched)
+    if len(planned) != len(candidate_index.searches):
         raise StoreError(
             ErrorCode.ARTIFACT_CORRUPT,
             f"candidates.json has {len(candidate_index.searches)} searches, the plan "
-            f"{len(plan.searches)}",
+            f"{len(planned)}",
             artifact="candidates.json",
         )
     searches = []
-    for proposed, search in zip(plan.searches, candidate_index.searches, strict=True):
+    for proposed, search in zip(planned, candidate_index.searches, strict=True):
         exact = search.exact
         searches.append(
             SearchView(
@@ -304,6 +317,7 @@ def assessment_stage_context(
                 candidates=_candidate_views(search.candidate_ids, search.candidates),
                 reference=proposed.reference,
                 corrected_from=proposed.corrected_from,
+                unsearched=origins.get(search.search_id),
                 quest_relations=search.quest_relations,
                 zone_markers=search.zone_markers,
                 exact=None

@@ -9,7 +9,7 @@ from typing import Any
 
 from vba_assets.domain.case.text import fold
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
-from vba_assets.domain.resolution.context import search_ids
+from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.models import ResolutionContext
 from vba_assets.evaluation.observations import (
     CaseObservation,
@@ -56,7 +56,8 @@ def observe_case(
     verdicts = {v.search_id: v for v in assessment.assessments} if assessment else {}
     merged = merged_roles(rev)
     searches = []
-    for search_id, proposed in zip(search_ids(plan), plan.searches, strict=True):
+    looked_up = set(batched_origins(plan, rev.spec.batched_exact_names).values())
+    for search_id, proposed in planned_searches(plan, rev.spec.batched_exact_names):
         indexed = by_search.get(search_id)
         verdict = verdicts.get(search_id)
         status: SearchStatus = verdict.status if verdict else "unassessed"
@@ -92,7 +93,9 @@ def observe_case(
     return CaseObservation(
         package.case_id,
         searches=tuple(searches),
-        unsearched=tuple(name.term for name in plan.unsearched),
+        unsearched=tuple(
+            name.term for position, name in enumerate(plan.unsearched) if position not in looked_up
+        ),
         calls=calls,
         interpretation=interpretation,
     )

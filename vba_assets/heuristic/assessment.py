@@ -24,7 +24,11 @@ One rule decides, for each search, in this order:
    candidates of the best match tier.
 
 A search for an identity the report links or writes (protocol v4) is decided by
-:func:`assess_reference` instead. The name tests (equality, helper patterns, near spellings) are
+:func:`assess_reference` instead. A batched name's search (protocol v6, an exact-name lookup of a
+name the plan left unsearched) is ``ambiguous`` unless the report writes the term as a name
+(:func:`~.exact_coverage.written_as_name`, the guard of rule 2's exact-name capture): its rows are
+all named exactly the term, so rule 3 would select a common word ("Whirlwind") as readily as a
+name. The name tests (equality, helper patterns, near spellings) are
 in :mod:`.candidate_names`; this module applies them in the order above, and :mod:`.selections`
 builds the verdicts they give.
 
@@ -85,7 +89,7 @@ from vba_assets.heuristic.candidate_names import (
     is_helper,
 )
 from vba_assets.heuristic.embedded_names import without_embedded_names
-from vba_assets.heuristic.exact_coverage import exact_competitors
+from vba_assets.heuristic.exact_coverage import exact_competitors, written_as_name
 from vba_assets.heuristic.lexicon import guess_language
 from vba_assets.heuristic.selections import (
     ambiguous_data,
@@ -150,6 +154,15 @@ def _assess_search(
         )
     if search.reference is not None:
         return assess_reference(search, sources, patterns)
+    if search.unsearched is not None and not written_as_name(search, sources, language):
+        data = ambiguous_data(
+            search,
+            candidates,
+            f"the exact-name lookup of {term!r}, a name the plan left unsearched, found rows of "
+            "that name, but the report writes it as ordinary words (lower case, a common word, "
+            "after a determiner or inside a longer word), so nothing is selected",
+        )
+        return SearchAssessmentOutput.model_validate(data)
     # a term that is only part of what the report wrote (a misspelled or inflected name) is
     # never decided by an exact match of that part: the whole mention is compared instead
     # (protocol v6: a corrected term is the whole name the misspelled mention stands for)

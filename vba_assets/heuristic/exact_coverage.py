@@ -47,9 +47,13 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
     rows selected for words the gold does not name; they also drop a common given name
     (``Sara``)."""
     words = _TERM_WORD.findall(search.term)
-    # a lower-case mention is a name when the exact capture holds a boss of that name
-    if not words or all(common_word(word.casefold(), language) for word in words):
+    # a batched name (protocol v6) written as capitalized words is a name whatever its words
+    # ("Foe Reaper 4000"); a single common word ("Whirlwind") is not
+    capitalized = len(words) > 1 and all(w[:1].isupper() for w in words)
+    common = all(common_word(word.casefold(), language) for word in words)
+    if not words or (common and not (search.unsearched is not None and capitalized)):
         return False
+    # a lower-case mention is a name when the exact capture holds a boss of that name
     if not any(m.quote[:1].isupper() for m in search.mentions) and not _boss_named(search):
         return False
     for mention in search.mentions:
@@ -63,15 +67,19 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
 
 
 def _boss_named(search: SearchView) -> bool:
-    """Protocol v6: the complete exact-name capture holds a boss (the catalog's rank 3) named
-    exactly the term: reporters write bosses in lower case ("yogg-saron", "sara")."""
+    """Protocol v6: the complete exact-name capture (or a batched name's own, complete capture)
+    holds a boss (the catalog's rank 3) named exactly the term: reporters write bosses in lower
+    case ("yogg-saron", "sara")."""
     exact = search.exact
-    if exact is None or exact.truncated:
+    if search.unsearched is not None and not search.truncated:  # a batched name's own capture
+        rows = search.candidates
+    elif exact is not None and not exact.truncated:
+        rows = exact.candidates
+    else:
         return False
     wanted = normalize_for_match(search.term)
     return any(
-        c.data.get("rank") == BOSS_RANK and normalize_for_match(c.name) == wanted
-        for c in exact.candidates
+        c.data.get("rank") == BOSS_RANK and normalize_for_match(c.name) == wanted for c in rows
     )
 
 

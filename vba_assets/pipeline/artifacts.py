@@ -84,13 +84,15 @@ def plan_captures(
     plan: ResolutionPlanOutput,
     loaded: dict[str, tuple[str, CaptureArtifact]] | None = None,
 ) -> list[tuple[str, str, CaptureArtifact]]:
-    """``(search_id, sha256, capture)`` of every search of ``plan``, in plan order.
+    """``(search_id, sha256, capture)`` of every search of ``plan``, in plan order (protocol v6:
+    the batched names' searches after the plan's own, :mod:`vba_assets.domain.resolution.batched`).
 
     Raises:
         StoreError: ``ARTIFACT_MISSING`` naming the searches that have no capture yet.
     """
     captures = load_captures(rev) if loaded is None else loaded
-    missing = [sid for sid in search_ids(plan) if sid not in captures]
+    ids = search_ids(plan, rev.spec.batched_exact_names)
+    missing = [sid for sid in ids if sid not in captures]
     if missing:
         raise StoreError(
             ErrorCode.ARTIFACT_MISSING,
@@ -98,7 +100,7 @@ def plan_captures(
             "yet; materialize resolution_captures first",
             missing=missing,
         )
-    return [(sid, *captures[sid]) for sid in search_ids(plan)]
+    return [(sid, *captures[sid]) for sid in ids]
 
 
 def compute_candidate_index(rev: FrozenRevision, plan: ResolutionPlanOutput) -> CandidateIndex:
@@ -106,7 +108,8 @@ def compute_candidate_index(rev: FrozenRevision, plan: ResolutionPlanOutput) -> 
     exact-name captures that complete truncated ones)."""
     loaded = load_captures(rev)
     own = [(sha, cap) for _, sha, cap in plan_captures(rev, plan, loaded)]
-    return build_candidate_index(plan, own, exact_captures(rev, loaded))
+    batched = rev.spec.batched_exact_names
+    return build_candidate_index(plan, own, exact_captures(rev, loaded), batched)
 
 
 def load_candidate_index(rev: FrozenRevision) -> CandidateIndex | None:
@@ -138,6 +141,7 @@ def compute_resolution_context(rev: FrozenRevision) -> ResolutionContext:
         assessment,
         limit,
         merge=rev.spec.merged_entities,
+        batched=rev.spec.batched_exact_names,
     )
 
 

@@ -8,15 +8,21 @@ catalog and term, recorded as its own content-addressed capture (``kind`` ``exac
 at most two queries per search, and a resumed stage runs only what is missing (a crash between
 the two queries leaves the truncated capture; the resume runs the exact one).
 
+Protocol v6 (``batched_exact_names``) also gives each batched name (an unsearched name of the plan,
+:mod:`vba_assets.domain.resolution.batched`) its own search after the plan's: its one query is
+the exact-name query, recorded as that search's own capture (``kind`` ``batched_exact_name``),
+never completed by a second one.
+
 The caller (:func:`vba_assets.pipeline.stage_runs.run_captures`) holds the revision lock and
 turns a :class:`~vba_assets.errors.ResearchUnavailable` into the recorded block, for both
 queries alike.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.resolution.models import (
+    BATCHED_EXACT_NAME,
     EXACT_NAME,
     CaptureArtifact,
     ProposedSearch,
@@ -82,6 +88,7 @@ def _capture(
     search: ProposedSearch,
     result: SearchResult,
     completes: str | None = None,
+    batched: bool = False,
 ) -> CaptureArtifact:
     if not rev.spec.timing_in_content:  # v3: the query time goes to the event
         result = result.model_copy(update={"elapsed_ms": None})
@@ -90,7 +97,7 @@ def _capture(
         search_id=search_id,
         search=search,
         result=result,
-        kind=None if completes is None else EXACT_NAME,
+        kind=EXACT_NAME if completes is not None else BATCHED_EXACT_NAME if batched else None,
         completes=completes,
     )
 
@@ -103,6 +110,7 @@ def execute(
     own_query: Query,
     enrich: Callable[[CaptureArtifact], CaptureArtifact],
     exact_query: Query,
+    batched: Collection[str] = (),
 ) -> int:
     """Run, in plan order, every query still missing; record each capture and its ``captured``
     event; update ``done``. Returns how many queries ran.
@@ -110,12 +118,14 @@ def execute(
     ``enrich`` completes a search's own capture and its exact-name capture before they are
     written (protocol v6: the quest relations and zone markers of same-name rows,
     :func:`vba_assets.pipeline.tiebreak_captures.with_quest_relations`; the identity for other
-    protocols)."""
+    protocols). The searches named in ``batched`` (protocol v6) are batched names: their own
+    query is ``exact_query``."""
     executed = 0
     for search_id, search in searches:
         if search_id not in done:
-            result = own_query(search)
-            capture = enrich(_capture(rev, search_id, search, result))
+            is_batched = search_id in batched
+            result = (exact_query if is_batched else own_query)(search)
+            capture = enrich(_capture(rev, search_id, search, result, batched=is_batched))
             done[search_id] = (_record(env, rev, capture, result.elapsed_ms), capture)
             executed += 1
         own_sha, own = done[search_id]

@@ -18,8 +18,18 @@ from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.frozen_inputs import ResolutionInput
 from vba_assets.domain.interpretation.rules import interpretation_validator
-from vba_assets.domain.resolution.captures import exact_capture_findings, identity_capture_findings
-from vba_assets.domain.resolution.models import EXACT_NAME, ProposedSearch, capture_key
+from vba_assets.domain.resolution.batched import is_batched, planned_searches
+from vba_assets.domain.resolution.captures import (
+    exact_capture_findings,
+    exact_template_findings,
+    identity_capture_findings,
+)
+from vba_assets.domain.resolution.models import (
+    BATCHED_EXACT_NAME,
+    EXACT_NAME,
+    ProposedSearch,
+    capture_key,
+)
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
 from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stages import Stage
@@ -149,8 +159,7 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
     def add(code: ErrorCode, sid: str, message: str, artifact: str | None = None) -> None:
         findings.append(Finding(code=code, subject=sid, artifact=artifact, message=message))
 
-    for number, search in enumerate(plan.searches, start=1):
-        sid = f"Q{number}"
+    for sid, search in planned_searches(plan, rev.spec.batched_exact_names):
         if sid not in captures:
             add(ErrorCode.CAPTURE_MISSING, sid, "no capture")
             continue
@@ -166,7 +175,20 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "the capture's search differs from the plan",
                 artifact,
             )
-        if search.reference is not None:  # an identity-reference capture (protocol v4)
+        batched = is_batched(plan, sid)  # v6: a batched name's capture is an exact-name query
+        if (capture.kind == BATCHED_EXACT_NAME) != batched:
+            add(
+                ErrorCode.CAPTURE_EXACT_DIFFERS,
+                sid,
+                f"capture kind {capture.kind!r}: a batched name's search (after the plan's "
+                f"{len(plan.searches)}) has kind {BATCHED_EXACT_NAME!r}, a plan search none",
+                artifact,
+            )
+        if batched:
+            findings += exact_template_findings(
+                result, search.term, frozen.max_candidates, sid, artifact
+            )
+        elif search.reference is not None:  # an identity-reference capture (protocol v4)
             findings += identity_capture_findings(search.reference.identity, result, sid, artifact)
         elif not capture_sql_is_template(result.sql):
             add(

@@ -23,6 +23,7 @@ A file that no crash can explain (an extra capture, a record before an evented o
 from typing import Any
 
 from vba_assets.domain.prompting.requests import request_items_for
+from vba_assets.domain.resolution.batched import planned_searches
 from vba_assets.domain.resolution.models import CaptureArtifact, capture_key
 from vba_assets.domain.stages import MODEL_STAGES, Stage
 from vba_assets.errors import VbaError
@@ -121,7 +122,7 @@ def _complete_captures(rev: FrozenRevision, events: list[dict[str, Any]]) -> lis
         for event in events
         if event["event"] == "captured"
     }
-    searches = {f"Q{number}": search for number, search in enumerate(plan.searches, start=1)}
+    searches = dict(planned_searches(plan, rev.spec.batched_exact_names))
     done = []
     for relpath in unevented:
         digest = relpath.rsplit("/", 1)[-1].removesuffix(".json")

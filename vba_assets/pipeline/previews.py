@@ -14,6 +14,7 @@ from vba_assets.domain.prompting.manifest import (
     account_lines,
     estimate_tokens,
 )
+from vba_assets.domain.resolution.context import search_ids
 from vba_assets.domain.resolution.models import EXACT_NAME, capture_key
 from vba_assets.domain.stages import Stage
 from vba_assets.pipeline.artifacts import load_captures, load_plan
@@ -336,7 +337,7 @@ def _stage_preview(rev: FrozenRevision, result: "StageResult") -> str:
     if result.stage is Stage.RESOLUTION_CAPTURES:
         plan = load_plan(rev)
         captures = load_captures(rev)
-        ids = [f"Q{n}" for n in range(1, len(plan.searches) + 1)] if plan else []
+        ids = search_ids(plan, rev.spec.batched_exact_names) if plan else []
         times = {
             capture_key(event["search_id"], event.get("kind")): event["elapsed_ms"]
             for event in rev.package.read_events(rev.revision)

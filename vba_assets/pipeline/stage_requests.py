@@ -63,7 +63,7 @@ def assessment_request(
 ) -> BuiltRequest:
     """Model call 2's request and validator, for the accepted plan and its candidate index."""
     case_doc = rev.case_doc()
-    context = assessment_stage_context(case_doc, plan, index)
+    context = assessment_stage_context(case_doc, plan, index, rev.spec.batched_exact_names)
     request = build_assessment_request(context, rev.prompts, rev.spec, rev.request_params)
     return request, assessment_validator(case_doc, plan, index, rev.spec)
 

@@ -22,7 +22,7 @@ from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
-from vba_assets.domain.resolution.context import search_ids
+from vba_assets.domain.resolution.batched import is_batched, planned_searches
 from vba_assets.domain.resolution.models import ProposedSearch
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
@@ -295,9 +295,9 @@ def run_captures(run: StageRun) -> StageResult:
         return _disabled(run, stage)
     frozen = rev.resolution
     assert frozen is not None
-    ids = search_ids(plan)
+    searches = planned_searches(plan, rev.spec.batched_exact_names)  # v6: batched names too
+    ids = [search_id for search_id, _ in searches]
     done = load_captures(rev)
-    searches = list(zip(ids, plan.searches, strict=True))
     executed = 0
     if capture_runs.pending(rev, searches, done):
         refuse_early_resume(env, stage)
@@ -313,6 +313,7 @@ def run_captures(run: StageRun) -> StageResult:
                 lambda search: run.world.db().exact_name_search(
                     search.catalog, search.term, frozen.max_candidates
                 ),
+                batched=[sid for sid in ids if is_batched(plan, sid)],
             )
         except ResearchUnavailable as exc:
             raise block_research(env, stage, exc) from None

@@ -102,7 +102,10 @@ def example_stage(example: PromptExample, spec: ProtocolSpec) -> ExampleStage:
     if example.prompt == ASSESSMENT_STAGE:
         plan = ResolutionPlanOutput.model_validate(data["plan"])
         index = CandidateIndex.model_validate(data["candidate_index"])
-        context = assessment_stage_context(case, plan, index)
+        # an example's candidate index is frozen as it was recorded: its searches are the
+        # plan's own (the examples of prompt v5 predate the batched names of protocol v6)
+        batched = len(index.searches) > len(plan.searches)
+        context = assessment_stage_context(case, plan, index, batched)
         return ExampleStage(context, assessment_validator(case, plan, index, spec))
     resolution = data.get("resolution") if example.prompt == "interpretation_resolved" else None
     context = interpretation_stage_context(

@@ -153,6 +153,11 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
             f"{_mention(search.reference.link, offsets=True)}; the capture fetched that identity. "
             "Select it only when the report's words for it agree with one of its names."
         )
+    if search.unsearched is not None:  # protocol v6: a batched name
+        header += (
+            "\n- Exact-name lookup of a name the plan left unsearched: the capture holds only "
+            "the rows named exactly the term (no misspelled, partial or longer name)."
+        )
     candidates = _candidate_lines(search.candidates)
     mentions = "\n".join(f"  - {_mention(m, offsets=True)}" for m in search.mentions)
     sid, where = search.search_id, f"{CANDIDATES}#/searches/{index}"
@@ -161,7 +166,11 @@ def search_pieces(search: SearchView, index: int) -> Pieces:
         glue("- Mentions (a selection cites one of them exactly):"),
     ]
     if search.mentions:
-        mentions_source = f"{PLAN}#/plan/searches/{index}/mentions"
+        mentions_source = (
+            f"{PLAN}#/plan/searches/{index}/mentions"
+            if search.unsearched is None
+            else f"{PLAN}#/plan/unsearched/{search.unsearched}/mentions"
+        )
         lines.append(part(f"mentions:{sid}", "per_stage", mentions_source, mentions))
     lines.append(glue("- Candidates, best match first:"))
     if candidates:

@@ -3,6 +3,7 @@
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
     "assessment_rules",
+    "batched",
     "captures",
     "citations",
     "context",

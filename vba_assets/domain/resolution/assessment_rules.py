@@ -15,6 +15,7 @@ from vba_assets.domain.case.text import fold
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.findings import Finding
 from vba_assets.domain.protocol import ProtocolSpec
+from vba_assets.domain.resolution.batched import planned_searches
 from vba_assets.domain.resolution.citations import readable_sources, rule_issue
 from vba_assets.domain.resolution.context import candidate_names, link_agrees
 from vba_assets.domain.resolution.corrections import agrees_with_correction
@@ -273,7 +274,7 @@ def validate_assessment(
     candidates with citations."""
     sources = readable_sources(case_doc)
     by_id = {search.search_id: search for search in index.searches}
-    proposed = {f"Q{number}": search for number, search in enumerate(plan.searches, start=1)}
+    proposed = dict(planned_searches(plan, spec.batched_exact_names))
     issues: list[Finding] = []
     seen: set[str] = set()
     for position, verdict in enumerate(assessment.assessments):

@@ -105,22 +105,31 @@ def exact_capture_findings(
                 f"(truncated {own_capture.result.truncated})",
             )
         )
+    return found + exact_template_findings(result, search.term, max_candidates, sid, artifact)
+
+
+def exact_template_findings(
+    result: SearchResult, term: str, max_candidates: int, sid: str, artifact: str
+) -> list[Finding]:
+    """The result of an exact-name query (protocol v6: one that completes a truncated search, or
+    a batched name's) has the parameterized exact-name template: no literal, no escape clause,
+    ``term`` and ``max_candidates + 1`` bound as parameters."""
     parameters = result.parameters
     if (
-        not _EXACT_SQL.match(result.sql)
-        or "'" in result.sql
-        or " ESCAPE " in result.sql.upper()
-        or set(parameters) - _EXACT_PARAMETERS
-        or parameters.get("term") != search.term
-        or parameters.get("row_limit") != max_candidates + 1
+        _EXACT_SQL.match(result.sql)
+        and "'" not in result.sql
+        and " ESCAPE " not in result.sql.upper()
+        and not set(parameters) - _EXACT_PARAMETERS
+        and parameters.get("term") == term
+        and parameters.get("row_limit") == max_candidates + 1
     ):
-        found.append(
-            Finding(
-                code=ErrorCode.CAPTURE_SQL_NOT_TEMPLATE,
-                subject=sid,
-                artifact=artifact,
-                message="SQL is not the parameterized exact-name template (term and row limit "
-                f"bound; parameters {sorted(parameters)})",
-            )
+        return []
+    return [
+        Finding(
+            code=ErrorCode.CAPTURE_SQL_NOT_TEMPLATE,
+            subject=sid,
+            artifact=artifact,
+            message="SQL is not the parameterized exact-name template (term and row limit "
+            f"bound; parameters {sorted(parameters)})",
         )
-    return found
+    ]

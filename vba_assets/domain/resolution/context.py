@@ -19,6 +19,7 @@ from vba_assets.domain.catalog.matching import (
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.limits import not_examined_reason
+from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.links import agrees, report_words
 from vba_assets.domain.resolution.merging import merge_selected
 from vba_assets.domain.resolution.models import (
@@ -44,9 +45,9 @@ PLAN_POINTER = "/entity_resolution/plan"
 NOT_SEARCHED = "none"
 
 
-def search_ids(plan: ResolutionPlanOutput) -> list[str]:
-    """``Q1..Qn`` in plan order."""
-    return [f"Q{number}" for number in range(1, len(plan.searches) + 1)]
+def search_ids(plan: ResolutionPlanOutput, batched: bool = False) -> list[str]:
+    """``Q1..Qn`` in plan order, then (``batched``, protocol v6) the batched names' searches."""
+    return [search_id for search_id, _ in planned_searches(plan, batched)]
 
 
 def candidate_ids(search_id: str, candidates: Sequence[RankedCandidate]) -> list[str]:
@@ -91,6 +92,7 @@ def build_candidate_index(
     plan: ResolutionPlanOutput,
     captures: Sequence[tuple[str, CaptureArtifact]],
     exact: Mapping[str, tuple[str, CaptureArtifact]] | None = None,
+    batched: bool = False,
 ) -> CandidateIndex:
     """Rank each search's capture with the lookup tool's ranking.
 
@@ -100,12 +102,15 @@ def build_candidate_index(
         exact: protocol v6: ``search_id -> (sha256, capture)`` of the exact-name captures that
             complete truncated searches; each gets the next F alias after the searches' own
             (``F<n+1>``... in plan order). None or empty: no exact coverage (v1-v5).
+        batched: protocol v6: ``captures`` also holds the batched names' searches
+            (:mod:`.batched`), after the plan's own.
     """
     exact = exact or {}
-    next_alias = len(plan.searches) + 1
+    ids = search_ids(plan, batched)
+    next_alias = len(ids) + 1
     searches = []
     for position, (search_id, (digest, capture)) in enumerate(
-        zip(search_ids(plan), captures, strict=True), start=1
+        zip(ids, captures, strict=True), start=1
     ):
         if capture.search_id != search_id:
             raise ValueError(f"capture {digest} belongs to {capture.search_id}, not {search_id}")
@@ -207,6 +212,7 @@ def build_resolution_context(
     assessment: ResolutionAssessmentOutput,
     max_unresolved: int | None = None,
     merge: bool = False,
+    batched: bool = False,
 ) -> ResolutionContext:
     """F, N and D aliases from a VALIDATED assessment (call the rules first).
 
@@ -216,6 +222,9 @@ def build_resolution_context(
     ``max_unresolved`` (protocol v5, :data:`~vba_assets.domain.limits.MAX_UNRESOLVED`): every
     unresolved search gets a ``D`` alias, then the unsearched names while fewer than that many
     exist; the rest are ``not_examined`` (over the limit), with no alias. None: no limit (v1-v4).
+
+    ``batched`` (protocol v6, ``ProtocolSpec.batched_exact_names``): the index also holds the
+    searches of the batched names (:mod:`.batched`); those names are not unsearched any more.
     """
     facts = [
         FactAlias(
@@ -247,7 +256,8 @@ def build_resolution_context(
     selected: list[SelectedEntityAlias] = []
     unresolved: list[UnresolvedIdentityAlias] = []
     kinds: dict[str, str] = {}
-    for search, proposed in zip(index.searches, plan.searches, strict=True):
+    planned = [search for _, search in planned_searches(plan, batched)]
+    for search, proposed in zip(index.searches, planned, strict=True):
         position, verdict = verdicts[search.search_id]
         pointer = f"{ASSESSMENT_POINTER}#/assessments/{position}"
         candidate = search.candidate(verdict.candidate_id)
@@ -304,7 +314,10 @@ def build_resolution_context(
             )
         )
     not_examined: list[NotExaminedName] = []
+    looked_up = set(batched_origins(plan, batched).values())
     for position, name in enumerate(plan.unsearched):
+        if position in looked_up:
+            continue
         pointer = f"{PLAN_POINTER}#/plan/unsearched/{position}"
         if max_unresolved is not None and len(unresolved) >= max_unresolved:
             not_examined.append(

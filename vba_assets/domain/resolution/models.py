@@ -256,11 +256,13 @@ class CaptureArtifact(StrictModel):
         description="Protocol v6: the zones that the entities named exactly the term have spawn "
         "markers in, with every zone name (a grounded tie-break fact), queried with the capture.",
     )
-    kind: Literal["exact_name"] | None = Field(
+    kind: Literal["exact_name", "batched_exact_name"] | None = Field(
         default=None,
         exclude_if=_unset,
         description="Protocol v6: 'exact_name' for the exact-name query that completes a "
-        "truncated contains capture of the same search; absent for the search's own capture.",
+        "truncated contains capture of the same search; 'batched_exact_name' for the own "
+        "capture of a batched name's search (an exact-name query); absent for the own capture "
+        "of a plan search.",
     )
     completes: str | None = Field(
         default=None,
@@ -271,17 +273,21 @@ class CaptureArtifact(StrictModel):
 
     @property
     def key(self) -> str:
-        """``Q1`` for a search's own capture, ``Q1/exact_name`` for its exact-name capture."""
+        """``Q1`` for a search's own capture (a batched name's included), ``Q1/exact_name`` for
+        its exact-name capture."""
         return capture_key(self.search_id, self.kind)
 
 
 #: The kind of capture that completes a truncated contains capture (protocol v6).
 EXACT_NAME: Literal["exact_name"] = "exact_name"
+#: The kind of a batched name's own capture (protocol v6, :mod:`.batched`).
+BATCHED_EXACT_NAME: Literal["batched_exact_name"] = "batched_exact_name"
 
 
 def capture_key(search_id: str, kind: str | None = None) -> str:
-    """How captures are told apart in a revision: one per (search, kind)."""
-    return search_id if kind is None else f"{search_id}/{kind}"
+    """How captures are told apart in a revision: one per (search, kind); a batched name's
+    capture is its search's own."""
+    return search_id if kind in (None, BATCHED_EXACT_NAME) else f"{search_id}/{kind}"
 
 
 class ExactCoverage(StrictModel):

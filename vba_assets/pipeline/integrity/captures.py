@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from vba_assets.domain.canonical import sha256_hex
+from vba_assets.domain.resolution.batched import planned_searches
 from vba_assets.domain.resolution.models import CaptureArtifact, ResolutionPlanOutput
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode
@@ -20,7 +21,8 @@ def _plan_searches(ledger: Ledger, state: Revision) -> dict[str, Any] | None:
     if not isinstance(doc, dict) or doc.get("status") != "accepted":
         return None
     plan = ResolutionPlanOutput.model_validate(doc["plan"])
-    return {f"Q{number}": search for number, search in enumerate(plan.searches, start=1)}
+    assert state.spec is not None
+    return dict(planned_searches(plan, state.spec.batched_exact_names))
 
 
 def account_captures(ledger: Ledger, state: Revision) -> None:
