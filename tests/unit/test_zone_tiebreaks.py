@@ -18,7 +18,8 @@ import pytest
 from resources.world_db import WorldDatabase
 from tests.unit.test_heuristic_assessment import case_doc, search
 from vba_assets.config import embedded_project_config
-from vba_assets.domain.prompting.pieces import search_pieces, text_of
+from vba_assets.domain.prompting.pieces import text_of
+from vba_assets.domain.prompting.search_pieces import search_pieces
 from vba_assets.domain.protocol import protocol
 from vba_assets.domain.resolution.context import build_candidate_index
 from vba_assets.domain.resolution.models import (

@@ -10,5 +10,6 @@ __all__ = [
     "prompts",
     "render",
     "requests",
+    "search_pieces",
     "validators",
 ]

@@ -4,8 +4,8 @@ A :class:`Piece` is a run of request text: a labelled
 :class:`~vba_assets.domain.prompting.items.ContextItem`, or template glue when it has no item. This
 module holds the piece toolkit (:func:`glue`, :func:`part`, :func:`joined`, :func:`text_of`,
 :func:`items_of`) and the renderers of case data, which carry no fixed text of their own: the
-delimited source blocks, a search with its mentions and candidates, the F/N/D alias lines and the
-per-case check rules. :mod:`.stage_render` assembles them, with its fixed notices and legends, into
+delimited source blocks, the F/N/D alias lines and the per-case check rules (a search with its
+mentions and candidates: :mod:`.search_pieces`). :mod:`.stage_render` assembles them, with its fixed notices and legends, into
 the three stage documents and the system prompt.
 """
 
@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from vba_assets.domain.catalog.matching import MatchTier
 from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
 from vba_assets.domain.limits import CLARIFICATION_LISTING_BUDGET
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
@@ -26,11 +25,8 @@ from vba_assets.domain.resolution.models import (
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
-from vba_assets.domain.resolution.tiebreaks import relation_lines, tiebreak_fact_lines
 from vba_assets.domain.stage_context import (
-    CandidateView,
     InterpretationStageContext,
-    SearchView,
     SourceView,
 )
 
@@ -97,13 +93,14 @@ def case_id_pieces(case_id: str) -> Pieces:
     return part("case_id", "per_case", f"{CASE}#/case_id", case_id)
 
 
-def _mention(mention: MentionCitation, *, offsets: bool) -> str:
+def mention_text(mention: MentionCitation, *, offsets: bool) -> str:
+    """A mention as JSON: source and quote, with ``offsets`` also start and end."""
     data = mention.model_dump(mode="json", include=None if offsets else {"source", "quote"})
     return json.dumps(data, ensure_ascii=False)  # field order: source, quote, start, end
 
 
 def _distinct_mentions(mentions: Sequence[MentionCitation]) -> str:
-    return "; ".join(dict.fromkeys(_mention(m, offsets=False) for m in mentions))
+    return "; ".join(dict.fromkeys(mention_text(m, offsets=False) for m in mentions))
 
 
 # --- sources --------------------------------------------------------------------------------------
@@ -131,123 +128,6 @@ def source_pieces(sources: Sequence[SourceView]) -> Pieces:
 def render_sources(sources: Sequence[SourceView]) -> str:
     """The sources section's blocks as text."""
     return text_of(source_pieces(sources))
-
-
-# --- model call 2: one search ---------------------------------------------------------------------
-
-
-def search_pieces(search: SearchView, index: int) -> Pieces:
-    """One search of the plan: its capture, the mentions it answers and its candidates."""
-    capture = (
-        f"- Capture {search.capture_alias}: TRUNCATED (more rows matched than were captured): "
-        "this search cannot have a unique selection."
-        if search.truncated
-        else f"- Capture {search.capture_alias}: complete (every matching row was captured)."
-    )
-    header = (
-        f"### {search.search_id}: {json_text(search.term)} in {search.catalog} (role {search.role})"
-    )
-    if search.reference is not None:  # protocol v4: an identity reference
-        header += (
-            f"\n- Identity reference: the report links identity {search.reference.identity} at "
-            f"{_mention(search.reference.link, offsets=True)}; the capture fetched that identity. "
-            "Select it only when the report's words for it agree with one of its names."
-        )
-    if search.unsearched is not None:  # protocol v6: a batched name
-        header += (
-            "\n- Exact-name lookup of a name the plan left unsearched: the capture holds only "
-            "the rows named exactly the term (no misspelled, partial or longer name)."
-        )
-    candidates = _candidate_lines(search.candidates)
-    mentions = "\n".join(f"  - {_mention(m, offsets=True)}" for m in search.mentions)
-    sid, where = search.search_id, f"{CANDIDATES}#/searches/{index}"
-    lines = [
-        part(f"search:{sid}", "per_stage", where, f"{header}\n{capture}"),
-        glue("- Mentions (a selection cites one of them exactly):"),
-    ]
-    if search.mentions:
-        mentions_source = (
-            f"{PLAN}#/plan/searches/{index}/mentions"
-            if search.unsearched is None
-            else f"{PLAN}#/plan/unsearched/{search.unsearched}/mentions"
-        )
-        lines.append(part(f"mentions:{sid}", "per_stage", mentions_source, mentions))
-    lines.append(glue("- Candidates, best match first:"))
-    if candidates:
-        lines.append(
-            part(f"candidates:{sid}", "per_stage", f"{where}/candidates", "\n".join(candidates))
-        )
-    else:
-        lines.append(glue("  - none: no row matched in this catalog and snapshot"))
-    if search.quest_relations is not None:  # protocol v6: grounded tie-break facts
-        lines.append(glue(_RELATIONS_HEADING))
-        body = relation_lines(search.quest_relations) or ["  - none"]
-        if search.quest_relations.truncated:
-            body.append("  - TRUNCATED: these relations cannot tell the candidates apart")
-        lines.append(
-            part(f"relations:{sid}", "per_stage", f"{where}/quest_relations", "\n".join(body))
-        )
-    if search.zone_markers is not None:  # protocol v6: grounded zone tie-break facts
-        body = tiebreak_fact_lines(search.zone_markers)
-        lines.append(glue(_ZONES_HEADING))
-        lines.append(part(f"zones:{sid}", "per_stage", f"{where}/zone_markers", "\n".join(body)))
-    if search.exact is not None:  # protocol v6: the exact-name capture that completes it
-        lines.append(part(f"exact:{sid}", "per_stage", f"{where}/exact", _exact_text(search)))
-    return joined("\n", lines)
-
-
-_RELATIONS_HEADING = (
-    "- Quest relations of the candidates named exactly the term (same capture; a selection "
-    "among them needs a tiebreak: a quest the report names by its title that only the chosen "
-    "one starts or ends, cited with its relation row, or its link, or its subname):"
-)
-
-
-_ZONES_HEADING = (
-    "- Spawn-marker zones of the candidates named exactly the term (same capture; a selection "
-    "among them may cite a zone the report names that only the chosen one has markers in, with "
-    "its zone row, as tiebreak fact 'zone'):"
-)
-
-
-def _candidate_lines(candidates: Sequence[CandidateView]) -> list[str]:
-    return [
-        f"  - {c.candidate_id}: identity {json_text(c.identity)}, name {json_text(c.name)}, tier "
-        f"{MatchTier(c.tier).label}, catalog {c.catalog} ({c.catalog_kind}), capture row "
-        f"{c.capture_row}, data {json_text(c.data)}"
-        + (f", other matching names {json_text(c.other_names)}" if c.other_names else "")
-        for c in candidates
-    ]
-
-
-def _exact_text(search: SearchView) -> str:
-    """Protocol v6: the exact-name capture of a truncated search and whether it may select."""
-    exact = search.exact
-    assert exact is not None
-    if exact.unique:
-        verdict = (
-            "complete, one entity named exactly as the term: its candidate may be selected "
-            f"(cite capture {exact.capture_alias} and its row) when the report's context "
-            "supports it"
-        )
-    elif exact.truncated:
-        verdict = "TRUNCATED (more rows matched than were captured): no unique selection"
-    elif exact.quest_relations is not None or exact.zone_markers is not None:
-        verdict = (
-            "several entities named exactly as the term: one may be selected only with a "
-            "grounded tiebreak from this capture's quest relations or zones"
-        )
-    else:
-        verdict = "not unique (several entities, or none named exactly as the term): no selection"
-    rows = _candidate_lines(exact.candidates) or ["  - none: no row has exactly this name"]
-    for label, facts in (("Quest relations", exact.quest_relations), ("Zones", exact.zone_markers)):
-        if facts is not None:
-            rows += [f"  {label} of {exact.capture_alias}:", *tiebreak_fact_lines(facts)]
-    return (
-        f"- Exact-name capture {exact.capture_alias} (completes {search.capture_alias}: every "
-        f"row named exactly {json_text(search.term)}): {verdict}. Its candidates:\n"
-        + "\n".join(rows)
-    )
 
 
 # --- model call 3: the F/N/D aliases and the per-case rules ---------------------------------------

@@ -38,12 +38,12 @@ from vba_assets.domain.prompting.pieces import (
     part,
     quote_rule,
     retain_rules,
-    search_pieces,
     selected_lines,
     source_pieces,
     text_of,
     unresolved_lines,
 )
+from vba_assets.domain.prompting.search_pieces import search_pieces
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     SELECTION_ROLE_LABEL,
