@@ -14,12 +14,13 @@ from vba_assets.domain.interpretation.models import InterpretationOutput
 from vba_assets.domain.interpretation.rules import causal_phrases, validate_interpretation
 from vba_assets.domain.prompting.requests import with_protocol
 from vba_assets.domain.protocol import current_protocol
+from vba_assets.domain.resolution.aliases import ResolutionContext
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
     search_ids,
 )
-from vba_assets.domain.resolution.models import CaptureArtifact, ResolutionContext
+from vba_assets.domain.resolution.models import CaptureArtifact
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     assessment_stage_context,

@@ -50,7 +50,7 @@ from vba_assets.domain.prompting.requests import (
     with_protocol,
 )
 from vba_assets.domain.protocol import CURRENT_PROTOCOL_VERSION, protocol
-from vba_assets.domain.resolution.models import ResolutionContext, UnresolvedIdentityAlias
+from vba_assets.domain.resolution.aliases import ResolutionContext, UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import (
     CandidateLabel,
     InterpretationStageContext,

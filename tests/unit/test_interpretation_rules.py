@@ -25,13 +25,13 @@ from vba_assets.domain.interpretation.rules import (
     interpretation_validator,
 )
 from vba_assets.domain.protocol import RULES, current_protocol
-from vba_assets.domain.resolution.models import (
+from vba_assets.domain.resolution.aliases import (
     FactAlias,
-    MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     interpretation_stage_context,

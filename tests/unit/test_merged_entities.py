@@ -17,12 +17,9 @@ from vba_assets.domain.case.report import admit_report
 from vba_assets.domain.interpretation.models import InterpretationOutputV5
 from vba_assets.domain.interpretation.rules import validate_interpretation
 from vba_assets.domain.protocol import protocol
+from vba_assets.domain.resolution.aliases import ResolutionContext, SelectedEntityAlias
 from vba_assets.domain.resolution.merging import merge_selected
-from vba_assets.domain.resolution.models import (
-    MentionCitation,
-    ResolutionContext,
-    SelectedEntityAlias,
-)
+from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.domain.stage_context import interpretation_stage_context
 from vba_assets.errors import ErrorCode
 from vba_assets.evaluation.dataset import EvalCase

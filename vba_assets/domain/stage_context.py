@@ -17,13 +17,13 @@ from vba_assets.domain.case.builder import Case
 from vba_assets.domain.catalog.matching import MatchTier, RankedCandidate
 from vba_assets.domain.catalog.settings import CatalogConfig
 from vba_assets.domain.catalog.world import RelationResult, Scalar, ZoneResult
+from vba_assets.domain.resolution.aliases import ResolutionContext
 from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.models import (
     SEARCH_ROLES,
     CandidateIndex,
     IdentityReference,
     MentionCitation,
-    ResolutionContext,
     ResolutionPlanOutput,
     SearchRole,
 )

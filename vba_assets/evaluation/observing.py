@@ -9,8 +9,8 @@ from typing import Any
 
 from vba_assets.domain.case.text import fold
 from vba_assets.domain.llm.contract import DispatchRecord, TokenUsage
+from vba_assets.domain.resolution.aliases import ResolutionContext
 from vba_assets.domain.resolution.batched import batched_origins, planned_searches
-from vba_assets.domain.resolution.models import ResolutionContext
 from vba_assets.evaluation.observations import (
     CaseObservation,
     ObservedCall,

@@ -47,9 +47,7 @@ from vba_assets.domain.interpretation.models import (
     resolve_relative_date,
 )
 from vba_assets.domain.interpretation.rules import causal_phrases
-from vba_assets.domain.resolution.models import (
-    UnresolvedIdentityAlias,
-)
+from vba_assets.domain.resolution.aliases import UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.heuristic.categories import categorize, out_of_scope_phrase
 from vba_assets.heuristic.interpretation_parts import (

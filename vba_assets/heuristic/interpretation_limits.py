@@ -30,7 +30,7 @@ from vba_assets.domain.limits import (
     MAX_CONTEXT_ENTITIES,
 )
 from vba_assets.domain.protocol import protocol
-from vba_assets.domain.resolution.models import (
+from vba_assets.domain.resolution.aliases import (
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,

@@ -17,12 +17,12 @@ from vba_assets.domain.interpretation.models import (
 )
 from vba_assets.domain.interpretation.rules import causal_check
 from vba_assets.domain.protocol import ProtocolSpec, protocol
-from vba_assets.domain.resolution.models import (
-    MentionCitation,
+from vba_assets.domain.resolution.aliases import (
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.heuristic.markup import read_markup
 

@@ -22,7 +22,7 @@ from vba_assets.domain.interpretation.rules import (
     clarification_needs_names,
 )
 from vba_assets.domain.limits import MAX_UNKNOWNS, MAX_UNKNOWNS_V4, RESTATEMENT_NAMES_BUDGET
-from vba_assets.domain.resolution.models import (
+from vba_assets.domain.resolution.aliases import (
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,

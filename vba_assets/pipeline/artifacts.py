@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from vba_assets.domain.limits import MAX_UNRESOLVED
 from vba_assets.domain.llm.contract import DispatchRecord
+from vba_assets.domain.resolution.aliases import ResolutionContext
 from vba_assets.domain.resolution.context import (
     build_candidate_index,
     build_resolution_context,
@@ -21,7 +22,6 @@ from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     ResolutionAssessmentOutput,
-    ResolutionContext,
     ResolutionPlanOutput,
 )
 from vba_assets.domain.stages import Stage

@@ -19,11 +19,8 @@ from vba_assets.domain.prompting.requests import (
     build_plan_request,
     plan_validator,
 )
-from vba_assets.domain.resolution.models import (
-    CandidateIndex,
-    ResolutionContext,
-    ResolutionPlanOutput,
-)
+from vba_assets.domain.resolution.aliases import ResolutionContext
+from vba_assets.domain.resolution.models import CandidateIndex, ResolutionPlanOutput
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     assessment_stage_context,

@@ -24,7 +24,7 @@ from vba_assets.domain.limits import (
     CLARIFICATION_NAMES_BUDGET,
     RESTATEMENT_NAMES_BUDGET,
 )
-from vba_assets.domain.resolution.models import SelectedEntityAlias, UnresolvedIdentityAlias
+from vba_assets.domain.resolution.aliases import SelectedEntityAlias, UnresolvedIdentityAlias
 from vba_assets.domain.stage_context import InterpretationStageContext
 from vba_assets.errors import ErrorCode
 

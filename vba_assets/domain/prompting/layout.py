@@ -50,11 +50,11 @@ from vba_assets.domain.prompting.render import (
 )
 from vba_assets.domain.prompting.validators import assessment_validator, plan_validator
 from vba_assets.domain.protocol import ProtocolSpec, protocol, resolved
+from vba_assets.domain.resolution.aliases import ResolutionContext
 from vba_assets.domain.resolution.legacy import assessment_output_model, plan_output_model
 from vba_assets.domain.resolution.models import (
     CandidateIndex,
     ResolutionAssessmentOutput,
-    ResolutionContext,
     ResolutionPlanOutput,
 )
 from vba_assets.domain.stage_context import (

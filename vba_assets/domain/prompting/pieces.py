@@ -18,13 +18,13 @@ from vba_assets.domain.interpretation.rules_v4 import clarification_needs_names
 from vba_assets.domain.limits import CLARIFICATION_LISTING_BUDGET
 from vba_assets.domain.prompting.items import ContextItem, Lifecycle
 from vba_assets.domain.protocol import resolved
-from vba_assets.domain.resolution.models import (
+from vba_assets.domain.resolution.aliases import (
     FactAlias,
-    MentionCitation,
     ResolutionContext,
     SelectedEntityAlias,
     UnresolvedIdentityAlias,
 )
+from vba_assets.domain.resolution.models import MentionCitation
 from vba_assets.domain.stage_context import (
     InterpretationStageContext,
     SourceView,

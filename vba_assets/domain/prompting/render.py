@@ -44,11 +44,8 @@ from vba_assets.domain.prompting.pieces import (
     unresolved_lines,
 )
 from vba_assets.domain.prompting.search_pieces import search_pieces
-from vba_assets.domain.resolution.models import (
-    SEARCH_ROLES,
-    SELECTION_ROLE_LABEL,
-    ResolutionContext,
-)
+from vba_assets.domain.resolution.aliases import ResolutionContext
+from vba_assets.domain.resolution.models import SEARCH_ROLES, SELECTION_ROLE_LABEL
 from vba_assets.domain.stage_context import (
     AssessmentStageContext,
     InterpretationStageContext,

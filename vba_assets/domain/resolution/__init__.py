@@ -2,6 +2,7 @@
 
 #: The public modules of this package (pinned by tests/unit/test_public_api.py).
 __all__ = [
+    "aliases",
     "assessment_rules",
     "batched",
     "captures",

@@ -19,6 +19,14 @@ from vba_assets.domain.catalog.matching import (
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.limits import not_examined_reason
+from vba_assets.domain.resolution.aliases import (
+    FactAlias,
+    NotExaminedName,
+    ResolutionContext,
+    SelectedEntityAlias,
+    UnresolvedIdentityAlias,
+    UnresolvedStatus,
+)
 from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.links import agrees, report_words
 from vba_assets.domain.resolution.merging import merge_selected
@@ -26,16 +34,10 @@ from vba_assets.domain.resolution.models import (
     CandidateIndex,
     CaptureArtifact,
     ExactCoverage,
-    FactAlias,
-    NotExaminedName,
     ProposedSearch,
     ResolutionAssessmentOutput,
-    ResolutionContext,
     ResolutionPlanOutput,
     SearchCandidates,
-    SelectedEntityAlias,
-    UnresolvedIdentityAlias,
-    UnresolvedStatus,
 )
 
 CAPTURES_POINTER = "/entity_resolution/captures"

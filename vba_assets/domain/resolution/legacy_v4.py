@@ -18,7 +18,7 @@ from vba_assets.domain.resolution.models import (
     MentionCitation,
     SearchRole,
     UnsearchedName,
-    _unset,
+    is_unset,
 )
 
 
@@ -42,7 +42,7 @@ class ProposedSearch(StrictModel):
     )
     reference: IdentityReference | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Only when the report links or writes the entity's database id: the id and "
         "the span that holds it. The controller then fetches that id instead of searching the "
         "term; the term stays the report's own words for the entity (the link text or the name "
@@ -58,7 +58,7 @@ class ResolutionPlanOutput(StrictModel):
     )
     unsearched: list[UnsearchedName] = Field(
         default_factory=list,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Names the report gives that are left out because max_searches is reached "
         "(the least informative ones); they become unknowns of the interpretation.",
     )

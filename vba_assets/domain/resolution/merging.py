@@ -26,11 +26,8 @@ evaluation scores each gold mention by its own search's verdict and role
 from collections.abc import Mapping, Sequence
 
 from vba_assets.domain.catalog.matching import identity_key
-from vba_assets.domain.resolution.models import (
-    SEARCH_ROLES,
-    MentionCitation,
-    SelectedEntityAlias,
-)
+from vba_assets.domain.resolution.aliases import SelectedEntityAlias
+from vba_assets.domain.resolution.models import SEARCH_ROLES, MentionCitation
 
 
 def merge_selected(

@@ -6,8 +6,9 @@ Two kinds of models live here:
   (or the heuristic baseline) must reply. Strict (``extra="forbid"``): there is no field in which a
   table, a column, SQL, a URL or a credential could be expressed. Field descriptions reach the model
   through the JSON schema.
-* **Controller artifacts** (:class:`ResolutionInput`, :class:`CaptureArtifact`, :class:`CandidateIndex`,
-  :class:`ResolutionContext`): written by the controller, never by a model.
+* **Controller artifacts** (:class:`CaptureArtifact`, :class:`CandidateIndex`): written by the
+  controller, never by a model. The resolution context and its F/N/D aliases
+  (:class:`~.aliases.ResolutionContext`) are in :mod:`.aliases`.
 
 The rules that go beyond the schema (grounding, limits, candidate membership) are in
 :mod:`.rules` (the plan) and :mod:`.assessment_rules`; they produce
@@ -53,7 +54,7 @@ class MentionCitation(StrictModel):
     end: int = Field(ge=1, description="Offset just past the span's last character (exclusive).")
 
 
-def _unset(value: object) -> bool:
+def is_unset(value: object) -> bool:
     """A protocol v4 field at its default is left out of the JSON: v1-v3 artifacts keep their bytes."""
     return value is None or value == [] or value == ""
 
@@ -93,7 +94,7 @@ class ProposedSearch(StrictModel):
     )
     corrected_from: MentionCitation | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Only for a misspelled name the report writes (no catalog name holds it as "
         "written): one of the mentions, whose text the term corrects. The term is then the "
         "corrected name, letters, spaces, apostrophes and hyphens only, at most 2 letter edits "
@@ -101,7 +102,7 @@ class ProposedSearch(StrictModel):
     )
     reference: IdentityReference | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Only when the report links or writes the entity's database id: the id and "
         "the span that holds it. The controller then fetches that id instead of searching the "
         "term; the term stays the report's own words for the entity (the link text or the name "
@@ -134,7 +135,7 @@ class ResolutionPlanOutput(StrictModel):
     )
     unsearched: list[UnsearchedName] = Field(
         default_factory=list,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Names the report gives that are left out because max_searches is reached "
         "(the least informative ones); they become unknowns of the interpretation.",
     )
@@ -182,7 +183,7 @@ class GroundedTiebreak(StrictModel):
     zone_row: int | None = Field(
         default=None,
         ge=0,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="With 'zone': the row of this search's zone markers (its capture) whose "
         "zone name the span names.",
     )
@@ -217,7 +218,7 @@ class SearchAssessmentOutput(StrictModel):
     rationale: str = Field(min_length=1, max_length=1000)
     tiebreak: GroundedTiebreak | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="With 'selected', when other candidates of the search carry the same name: "
         "the grounded fact that tells the selected one apart. Without one, answer 'ambiguous'.",
     )
@@ -246,19 +247,19 @@ class CaptureArtifact(StrictModel):
     result: SearchResult
     quest_relations: RelationResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: the quests that the entities named exactly the term start or "
         "end, with every title (a grounded tie-break fact), queried with the capture.",
     )
     zone_markers: ZoneResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: the zones that the entities named exactly the term have spawn "
         "markers in, with every zone name (a grounded tie-break fact), queried with the capture.",
     )
     kind: Literal["exact_name", "batched_exact_name"] | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: 'exact_name' for the exact-name query that completes a "
         "truncated contains capture of the same search; 'batched_exact_name' for the own "
         "capture of a batched name's search (an exact-name query); absent for the own capture "
@@ -266,7 +267,7 @@ class CaptureArtifact(StrictModel):
     )
     completes: str | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6, with kind 'exact_name': the sha256 of the truncated capture "
         "this one completes.",
     )
@@ -307,13 +308,13 @@ class ExactCoverage(StrictModel):
     candidate_ids: list[str]
     quest_relations: RelationResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="The exact-name capture's quest relations when it holds a tie (grounded "
         "tie-break facts).",
     )
     zone_markers: ZoneResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="The exact-name capture's zone markers when it holds a tie (grounded "
         "tie-break facts).",
     )
@@ -333,22 +334,22 @@ class SearchCandidates(StrictModel):
     candidate_ids: list[str]
     reference: IdentityReference | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v4: the identity this search fetched instead of a contains search.",
     )
     quest_relations: RelationResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: the capture's quest relations (grounded tie-break facts).",
     )
     zone_markers: ZoneResult | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: the capture's zone markers (grounded tie-break facts).",
     )
     exact: ExactCoverage | None = Field(
         default=None,
-        exclude_if=_unset,
+        exclude_if=is_unset,
         description="Protocol v6: the exact-name capture that completes this truncated search.",
     )
 
@@ -373,100 +374,3 @@ class CandidateIndex(StrictModel):
 
     schema_version: Literal[1] = 1
     searches: list[SearchCandidates]
-
-
-class FactAlias(StrictModel):
-    """``F<n>``: a captured technical lookup fact."""
-
-    alias: str
-    pointer: str
-    search_id: str
-    catalog: str
-    term: str
-    truncated: bool
-    rows: int
-    completes: str | None = Field(
-        default=None,
-        exclude_if=_unset,
-        description="Protocol v6: for an exact-name capture, the F alias of the truncated "
-        "capture it completes.",
-    )
-
-
-class SelectedEntityAlias(StrictModel):
-    """``N<n>``: a model-selected entity with exact capture-row provenance."""
-
-    alias: str
-    search_id: str
-    entity_type: str
-    identity: int | str
-    name: str
-    catalog: str
-    capture_pointer: str
-    capture_row: int
-    mentions: list[MentionCitation]
-    assessment_pointer: str
-    role: SearchRole
-    role_label: Literal["model_contextual_selection_not_causation"] = SELECTION_ROLE_LABEL
-    merged_search_ids: list[str] = Field(
-        default_factory=list,
-        exclude_if=_unset,
-        description="Protocol v6: the other searches that selected the same entry (their "
-        "mentions are in ``mentions``; ``search_id`` and the pointers are the representative's).",
-    )
-
-
-#: Why an identity stays unresolved. ``link_disagrees`` (protocol v4): the report links an
-#: identity whose names its words do not match; ``not_searched`` (v4): a name the plan left out
-#: because ``max_searches`` was reached.
-UnresolvedStatus = Literal["ambiguous", "no_match", "truncated", "link_disagrees", "not_searched"]
-
-
-class UnresolvedIdentityAlias(StrictModel):
-    """``D<n>``: an identity the resolution could not settle."""
-
-    alias: str
-    search_id: str
-    term: str
-    role: SearchRole
-    status: UnresolvedStatus
-    candidate_identities: list[int | str]
-    mentions: list[MentionCitation]
-    assessment_pointer: str
-    linked_identity: int | None = Field(
-        default=None,
-        exclude_if=_unset,
-        description="Protocol v4: the identity the report links (an identity-reference search).",
-    )
-    linked_names: list[str] = Field(
-        default_factory=list,
-        exclude_if=_unset,
-        description="Protocol v4, ``link_disagrees``: the linked entity's names (every locale "
-        "captured), none of which the report's words match.",
-    )
-
-
-class NotExaminedName(StrictModel):
-    """Protocol v5: a name the plan left unsearched that got no ``D`` alias because the context
-    already holds ``MAX_UNRESOLVED`` of them (:mod:`vba_assets.domain.limits`); it needs no
-    unknown."""
-
-    term: str
-    role: SearchRole
-    mentions: list[MentionCitation]
-    pointer: str
-    reason: str
-
-
-class ResolutionContext(StrictModel):
-    """``context.json``: F, N and D aliases added to the interpretation context (not to case.json)."""
-
-    schema_version: Literal[1] = 1
-    facts: list[FactAlias]
-    selected: list[SelectedEntityAlias]
-    unresolved: list[UnresolvedIdentityAlias]
-    not_examined: list[NotExaminedName] = Field(
-        default_factory=list,
-        exclude_if=_unset,
-        description="Protocol v5: unsearched names over the limit of D aliases (no alias).",
-    )
