@@ -18,6 +18,7 @@ later process reads it back as a handful of long strings:
 """
 
 import heapq
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,6 +62,9 @@ class ScanLayout:
     shapes: Mapping[str, str]
     _split: dict[str, list[str]] = field(default_factory=dict, repr=False)
     _shortlists: dict[tuple[int, bool, float], list[str]] = field(default_factory=dict, repr=False)
+    #: One index serves every case of a ``vba eval --jobs N`` run (threads): the memo's eviction
+    #: must not race (two threads evicting the same oldest entry raised ``KeyError``).
+    _memo_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def matching_keys(self, needle: str) -> Iterator[str]:
         """Every key containing ``needle`` (no newline in it), in sorted order."""
@@ -73,15 +77,18 @@ class ScanLayout:
         characters, cannot (:func:`could_reach`). Kept for the last few query shapes."""
         ascii_query = query.isascii()
         memo = (len(query), ascii_query, cutoff)
-        found = self._shortlists.get(memo)
-        if found is None:
-            found = []
-            for shape, joined in self.shapes.items():
-                length, ascii_count = map(int, shape.split(" "))
-                common = min(len(query), ascii_count if ascii_query else length)
-                if could_reach(common, len(query) + length, cutoff):
-                    found.extend(self._keys_of(shape, joined))
-            if len(self._shortlists) >= KEPT_SHORTLISTS:
+        with self._memo_lock:
+            kept = self._shortlists.get(memo)
+        if kept is not None:
+            return kept
+        found = []
+        for shape, joined in self.shapes.items():
+            length, ascii_count = map(int, shape.split(" "))
+            common = min(len(query), ascii_count if ascii_query else length)
+            if could_reach(common, len(query) + length, cutoff):
+                found.extend(self._keys_of(shape, joined))
+        with self._memo_lock:
+            if memo not in self._shortlists and len(self._shortlists) >= KEPT_SHORTLISTS:
                 del self._shortlists[next(iter(self._shortlists))]
             self._shortlists[memo] = found
         return found
