@@ -23,6 +23,7 @@ __all__ = [
     "broken_cues",
     "candidate_names",
     "categories",
+    "common_nouns",
     "common_words",
     "corrected_plan",
     "corrections",
