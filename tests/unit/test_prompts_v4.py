@@ -7,6 +7,7 @@ validates them; here we check that they show what v4 added. Nothing here calls a
 """
 
 from vba_assets.domain.prompting.prompts import CURRENT_PROMPT_VERSION, load_prompt_set
+from vba_assets.domain.resolution.batched import MAX_BATCHED_NAMES
 
 
 def _assessment_outputs() -> dict[str, list[dict[str, object]]]:
@@ -44,11 +45,24 @@ def test_v4_examples_show_a_quest_a_zone_and_an_exact_name_selection() -> None:
     assert len(exact) == 1  # the truncated search's exact-name capture row (Q1-X1)
 
 
-def test_v5_is_current_and_states_the_level_tiebreak() -> None:
+def test_v5_states_the_level_tiebreak() -> None:
     """v5 changes only the assessment instructions: the 'level' fact of rule 4."""
-    assert CURRENT_PROMPT_VERSION == "v5"
     v4, v5 = load_prompt_set("v4"), load_prompt_set("v5")
     text = v5.instruction("resolution_assessment")
     assert '`"level"`' in text and "script copy" in text
     assert '`"level"`' not in v4.instruction("resolution_assessment")
     assert v5.instruction("resolution_plan") == v4.instruction("resolution_plan")
+
+
+def test_v6_is_current_and_states_the_batched_exact_names() -> None:
+    """v6 changes only the plan instructions: the unsearched names are looked up by exact name
+    (protocol v6, batched exact names), so a full name spelled as the game spells it may go
+    there and the searches go to names an exact lookup would miss."""
+    assert CURRENT_PROMPT_VERSION == "v6"
+    v5, v6 = load_prompt_set("v5"), load_prompt_set("v6")
+    plan = v6.instruction("resolution_plan")
+    # the number the prompt states is the controller's bound
+    assert f"looks up each of the first {MAX_BATCHED_NAMES} by its exact name" in plan
+    assert "an exact lookup would miss" in plan
+    assert "looks up each" not in v5.instruction("resolution_plan")
+    assert v6.instruction("resolution_assessment") == v5.instruction("resolution_assessment")
