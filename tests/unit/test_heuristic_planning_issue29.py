@@ -214,3 +214,32 @@ def test_a_name_written_without_the_catalogs_accents_is_an_exact_name(
     search = by_term(plan_for(case, names))["Marechal Dughan"]
     assert search.catalog == "creature_localized_name"
     assert [m.quote for m in search.mentions] == ["Marechal Dughan"]
+
+
+def test_a_quoted_name_before_a_noun_is_no_possessive_compound(
+    reports: Reports, names: NameIndex
+) -> None:
+    """ "'Terenthis' NPC": the apostrophe after the name closes the quote that opens it, so it is
+    no possessive glued to a place or item name ("Rattlegore's Bridge") and the name is searched;
+    a real possessive compound still is not."""
+    quoted = reports.text(
+        "ISSUE29-QUOTED", "[Quest][Darkshore]'Terenthis' NPC does not take the quest", "See title."
+    )
+    assert "Terenthis" in by_term(plan_for(quoted, names, max_searches=4))
+    compound = reports.text(
+        "ISSUE29-COMPOUND", "Bridge bug", "Terenthis' Bridge has a hole in it. See the screenshot."
+    )
+    assert "Terenthis" not in by_term(plan_for(compound, names, max_searches=4))
+
+
+def test_a_creature_of_several_words_after_reported_by_is_searched(
+    reports: Reports, names: NameIndex
+) -> None:
+    """A player character's name is one word, so "as reported by Lorekeeper Raintotem" names a
+    creature (another report about it); a single word there stays the reporter's name."""
+    case = reports.text(
+        "ISSUE29-REPORTED-BY",
+        "Malynea Skyreaver shows no dialogue",
+        "Similar issue as reported by Lorekeeper Raintotem. No dialogue text is shown.",
+    )
+    assert "Lorekeeper Raintotem" in by_term(plan_for(case, names, max_searches=4))

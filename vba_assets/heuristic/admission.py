@@ -56,11 +56,16 @@ _VERB_LIKE = re.compile(r"^[A-ZÄÖÜ][a-zäöüß]+(?:ed|ing)$")
 _POSSESSIVE_BEFORE_NAME = re.compile(r"(?:['’ʼ][sS]?|[sS]['’ʼ])[ \t]{1,2}(\w)")
 
 
-def possessive_compound(text: str, end: int) -> bool:
+def possessive_compound(text: str, end: int, start: int | None = None) -> bool:
     """True when ``text[:end]`` ends a possessive glued to a capitalized word ("Rattlegore's
-    Bridge", "Thoradin's Wall"): the name before it is part of a place or item name."""
+    Bridge", "Thoradin's Wall"): the name before it is part of a place or item name. Not when the
+    name ``text[start:end]`` is quoted by that apostrophe ("'Terenthis' NPC": the quote that
+    opens it closes it)."""
     match = _POSSESSIVE_BEFORE_NAME.match(text, end)
-    return match is not None and match.group(1).isupper()
+    if match is None or not match.group(1).isupper():
+        return False
+    closing = text[end]
+    return not (start is not None and start > 0 and text[start - 1] == closing)
 
 
 def common_noun(term: Term, facts: ReportFacts) -> bool:
@@ -143,8 +148,9 @@ def _capitalized_noun(term: Term, gazetteer: Gazetteer, facts: ReportFacts) -> b
 def not_a_creature(term: Term, facts: ReportFacts) -> bool:
     """A lower-case phrase after an article ("the normal realm", "the beast") from a reporter who
     does not write names in lower case anyway, a quest title
-    ("Quest The Heart of Hakkar"), the reporter's name ("Originally reported by: **Mikhail**"),
-    or the text of a link to a quest, item or spell page."""
+    ("Quest The Heart of Hakkar"), the reporter's name ("Originally reported by: **Mikhail**";
+    one word, as every player character's name is), or the text of a link to a quest, item or
+    spell page."""
     lower = not facts.casual and all(span.text == span.text.lower() for span in term.spans)
     if lower and any((s.source, s.start) in facts.after_article for s in term.spans):
         return True
@@ -152,7 +158,10 @@ def not_a_creature(term: Term, facts: ReportFacts) -> bool:
         return True
     if all((s.source, s.start) in facts.after_quest for s in term.spans):
         return True
-    if all((s.source, s.start) in facts.after_reporter for s in term.spans):
+    # a player character's name is one word: "as reported by Lorekeeper Raintotem" names a creature
+    if len(term.words) == 1 and all(
+        (s.source, s.start) in facts.after_reporter for s in term.spans
+    ):
         return True
     return all(
         any(source == s.source and start <= s.start and s.end <= end
@@ -305,4 +314,7 @@ def admit_terms(
 def mark_compounds(spans: Sequence[Span], sources: Sequence[SourceText]) -> list[Span]:
     """The spans with :attr:`Span.compound` set where :func:`possessive_compound` holds."""
     texts = {source.alias: source.text for source in sources}
-    return [span.with_compound(possessive_compound(texts[span.source], span.end)) for span in spans]
+    return [
+        span.with_compound(possessive_compound(texts[span.source], span.end, span.start))
+        for span in spans
+    ]
