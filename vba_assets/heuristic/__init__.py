@@ -23,7 +23,6 @@ __all__ = [
     "broken_cues",
     "candidate_names",
     "categories",
-    "common_nouns",
     "common_words",
     "corrected_plan",
     "corrections",

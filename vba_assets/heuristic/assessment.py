@@ -50,10 +50,6 @@ The same holds when the report's words are a near spelling or whole-word beginni
 name that several rows carry (rule 4 would select it if it were unique,
 :func:`~.tiebreaks.spelling_group`): its link, quest or zone, never a level-1 or helper row.
 
-Since heuristic-10 a selection whose every mention follows a determiner ("Create a Dark Iron
-Dwarf", "your launcher": a kind of thing, not a named creature) is ``ambiguous``
-(:mod:`.common_nouns`).
-
 Since heuristic-9 a selection whose every mention is part of a longer name the report writes
 ("Golden Cloud Serpent" for the catalog's "Cloud Serpent") becomes ``ambiguous``
 (:mod:`.embedded_names`), and the one row of a name above level 1 beside level-1 script copies is
@@ -92,7 +88,6 @@ from vba_assets.heuristic.candidate_names import (
     is_exact,
     is_helper,
 )
-from vba_assets.heuristic.common_nouns import without_common_noun_use
 from vba_assets.heuristic.embedded_names import without_embedded_names
 from vba_assets.heuristic.exact_coverage import exact_competitors, written_as_name
 from vba_assets.heuristic.lexicon import guess_language
@@ -138,8 +133,7 @@ def assess_search(
     verdict = _assess_search(search, sources, patterns, language, tiebreaks)
     if not tiebreaks:
         return verdict
-    verdict = without_embedded_names(search, without_ungrounded_tie(search, verdict), sources)
-    return without_common_noun_use(search, verdict, sources)
+    return without_embedded_names(search, without_ungrounded_tie(search, verdict), sources)
 
 
 def _assess_search(

@@ -7,12 +7,32 @@ import re
 
 from vba_assets.domain.catalog.names import normalize_for_match
 from vba_assets.domain.stage_context import CandidateView, SearchView
-from vba_assets.heuristic.common_nouns import follows_determiner
 from vba_assets.heuristic.common_words import common_word
 
 #: The catalog's boss rank.
 BOSS_RANK = 3
 _TERM_WORD = re.compile(r"[^\W\d_]+")
+#: Words before a noun that make it a kind of thing, not one named creature ("my Scryer friend",
+#: "an Ogre"): a term after one of them is used as a common noun.
+DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "my",
+        "your",
+        "his",
+        "her",
+        "its",
+        "our",
+        "their",
+        "every",
+        "each",
+        "some",
+        "any",
+        "another",
+    ]
+)
+_LAST_WORD = re.compile(r"([^\W\d_]+)\W{0,2}$")
 
 
 def written_as_name(search: SearchView, sources: dict[str, str], language: str) -> bool:
@@ -40,7 +60,8 @@ def written_as_name(search: SearchView, sources: dict[str, str], language: str) 
         text = sources.get(mention.source, "")
         if mention.end < len(text) and text[mention.end].isalnum():
             return False
-        if follows_determiner(text, mention):
+        before = _LAST_WORD.search(text, max(0, mention.start - 40), mention.start)
+        if before is not None and before.group(1).casefold() in DETERMINERS:
             return False
     return True
 
