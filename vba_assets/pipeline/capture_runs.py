@@ -123,9 +123,9 @@ def execute(
     executed = 0
     for search_id, search in searches:
         if search_id not in done:
-            is_batched = search_id in batched
-            result = (exact_query if is_batched else own_query)(search)
-            capture = enrich(_capture(rev, search_id, search, result, batched=is_batched))
+            exact_only = search_id in batched
+            result = (exact_query if exact_only else own_query)(search)
+            capture = enrich(_capture(rev, search_id, search, result, batched=exact_only))
             done[search_id] = (_record(env, rev, capture, result.elapsed_ms), capture)
             executed += 1
         own_sha, own = done[search_id]

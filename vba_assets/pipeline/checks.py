@@ -18,7 +18,7 @@ from vba_assets.domain.catalog.world import SearchResult
 from vba_assets.domain.findings import Finding, errors
 from vba_assets.domain.frozen_inputs import ResolutionInput
 from vba_assets.domain.interpretation.rules import interpretation_validator
-from vba_assets.domain.resolution.batched import is_batched, planned_searches
+from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.captures import (
     exact_capture_findings,
     exact_template_findings,
@@ -159,6 +159,7 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
     def add(code: ErrorCode, sid: str, message: str, artifact: str | None = None) -> None:
         findings.append(Finding(code=code, subject=sid, artifact=artifact, message=message))
 
+    origins = batched_origins(plan, rev.spec.batched_exact_names)
     for sid, search in planned_searches(plan, rev.spec.batched_exact_names):
         if sid not in captures:
             add(ErrorCode.CAPTURE_MISSING, sid, "no capture")
@@ -175,7 +176,7 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "the capture's search differs from the plan",
                 artifact,
             )
-        batched = is_batched(plan, sid)  # v6: a batched name's capture is an exact-name query
+        batched = sid in origins  # v6: a batched name's capture is an exact-name query
         if (capture.kind == BATCHED_EXACT_NAME) != batched:
             add(
                 ErrorCode.CAPTURE_EXACT_DIFFERS,

@@ -22,7 +22,7 @@ from vba_assets.domain.llm.call import run_stage
 from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
-from vba_assets.domain.resolution.batched import is_batched, planned_searches
+from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.models import ProposedSearch
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
@@ -313,7 +313,7 @@ def run_captures(run: StageRun) -> StageResult:
                 lambda search: run.world.db().exact_name_search(
                     search.catalog, search.term, frozen.max_candidates
                 ),
-                batched=[sid for sid in ids if is_batched(plan, sid)],
+                batched=batched_origins(plan, rev.spec.batched_exact_names).keys(),
             )
         except ResearchUnavailable as exc:
             raise block_research(env, stage, exc) from None

@@ -67,12 +67,6 @@ def planned_searches(plan: ResolutionPlanOutput, batched: bool) -> list[tuple[st
     return own + extra
 
 
-def is_batched(plan: ResolutionPlanOutput, search_id: str) -> bool:
-    """Whether ``search_id`` names a batched search (numbered after the plan's own)."""
-    number = search_id.removeprefix("Q")
-    return number.isdigit() and int(number) > len(plan.searches)
-
-
 def batched_origins(plan: ResolutionPlanOutput, batched: bool) -> dict[str, int]:
     """``search_id -> position in plan.unsearched`` of every batched name's search (none when
     not ``batched``)."""
