@@ -302,8 +302,9 @@ class ProtocolSpec:
             not in English only.
         exact_name_coverage: Exact-name coverage under truncation (issue 29, v6 on): a truncated
             contains capture is followed by one literal, parameterized exact-name query on the
-            same catalog (``name = term`` under the backend's collation, ``max_candidates + 1``
-            rows), recorded as its own capture (``kind`` ``exact_name``, ``completes`` naming the
+            same catalog (``name = term`` under the backend's collation,
+            ``exact_row_limit(max_candidates) + 1`` rows: at least 33, the rows of one name being
+            few), recorded as its own capture (``kind`` ``exact_name``, ``completes`` naming the
             truncated capture); when that capture is complete and holds exactly one entity whose
             name equals the term (:func:`~vba_assets.domain.catalog.names.normalize_for_match`),
             that row may be selected citing the exact capture. The truncated capture itself

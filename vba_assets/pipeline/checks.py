@@ -21,6 +21,7 @@ from vba_assets.domain.interpretation.rules import interpretation_validator
 from vba_assets.domain.resolution.batched import batched_origins, planned_searches
 from vba_assets.domain.resolution.captures import (
     exact_capture_findings,
+    exact_row_limit,
     exact_template_findings,
     identity_capture_findings,
 )
@@ -198,7 +199,8 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
                 "SQL is not the parameterized contains-search template",
                 artifact,
             )
-        findings += _result_findings(result, frozen, sid, artifact, search.reference is None)
+        limit = exact_row_limit(frozen.max_candidates) if batched else frozen.max_candidates
+        findings += _result_findings(result, frozen, sid, artifact, search.reference is None, limit)
         findings += _exact_findings(rev, captures, search, sid)
         grounded = rev.spec.grounded_tiebreaks  # v6: the capture's quest relations
         findings += relation_capture_findings(capture, grounded, sid, artifact)
@@ -206,10 +208,17 @@ def check_capture_provenance(rev: FrozenRevision) -> CheckOutcome:
 
 
 def _result_findings(
-    result: SearchResult, frozen: ResolutionInput, sid: str, artifact: str, bounded: bool
+    result: SearchResult,
+    frozen: ResolutionInput,
+    sid: str,
+    artifact: str,
+    bounded: bool,
+    row_limit: int,
 ) -> list[Finding]:
-    """Snapshot, row limit and coverage notes of one capture's result (``bounded``: its rows
-    are cut at the row limit, unlike an identity fetch's)."""
+    """Snapshot, row limit (``row_limit``: ``max_candidates``, or an exact-name query's
+    :func:`~vba_assets.domain.resolution.captures.exact_row_limit`) and coverage notes of one
+    capture's result (``bounded``: its rows are cut at the row limit, unlike an identity
+    fetch's)."""
     findings = []
     if frozen.snapshot is not None and result.snapshot != frozen.snapshot:
         findings.append(
@@ -221,14 +230,14 @@ def _result_findings(
             )
         )
     rows_over = bounded and len(result.rows) > result.row_limit
-    if result.row_limit != frozen.max_candidates or rows_over:
+    if result.row_limit != row_limit or rows_over:
         findings.append(
             Finding(
                 code=ErrorCode.CAPTURE_ROW_LIMIT,
                 subject=sid,
                 artifact=artifact,
-                message=f"row limit {result.row_limit} (frozen {frozen.max_candidates}) with "
-                f"{len(result.rows)} rows",
+                message=f"row limit {result.row_limit} (expected {row_limit}, max_candidates "
+                f"{frozen.max_candidates}) with {len(result.rows)} rows",
             )
         )
     if not result.coverage_notes:
@@ -268,7 +277,9 @@ def _exact_findings(
     artifact = rev.layout.capture(digest)
     return [
         *exact_capture_findings(search, own, capture, frozen.max_candidates, sid, artifact),
-        *_result_findings(capture.result, frozen, sid, artifact, True),
+        *_result_findings(
+            capture.result, frozen, sid, artifact, True, exact_row_limit(frozen.max_candidates)
+        ),
     ]
 
 

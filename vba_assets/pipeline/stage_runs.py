@@ -23,6 +23,7 @@ from vba_assets.domain.llm.contract import Provider
 from vba_assets.domain.llm.policy import StagePolicy
 from vba_assets.domain.prompting.requests import request_items_for
 from vba_assets.domain.resolution.batched import batched_origins, planned_searches
+from vba_assets.domain.resolution.captures import exact_row_limit
 from vba_assets.domain.resolution.models import ProposedSearch
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, ModelError, ResearchUnavailable, StoreError
@@ -311,7 +312,7 @@ def run_captures(run: StageRun) -> StageResult:
                 lambda search: search_once(run.world, search, frozen.max_candidates),
                 lambda capture: with_quest_relations(capture, run.world.db(), rev.spec),  # v6
                 lambda search: run.world.db().exact_name_search(
-                    search.catalog, search.term, frozen.max_candidates
+                    search.catalog, search.term, exact_row_limit(frozen.max_candidates)
                 ),
                 batched=batched_origins(plan, rev.spec.batched_exact_names).keys(),
             )

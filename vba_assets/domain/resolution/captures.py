@@ -58,6 +58,20 @@ def identity_capture_findings(
     return found
 
 
+#: Protocol v6: the fewest rows an exact-name query asks for (one more detects truncation).
+#: The rows that carry ONE name are few next to the rows whose names contain a term, yet a
+#: faction leader or raid boss has a copy per phase and event ("Thrall" 11 rows in the 3.3.5
+#: data, "Lady Jaina Proudmoore" 17, "The Lich King" 24): at ``max_candidates`` (8) such a
+#: capture was truncated and its grounded tie-breaks (zone, quest, link) could not run.
+EXACT_NAME_ROWS = 32
+
+
+def exact_row_limit(max_candidates: int) -> int:
+    """The row limit of an exact-name capture (protocol v6): ``max_candidates``, and at least
+    :data:`EXACT_NAME_ROWS`; bounded like every capture."""
+    return max(max_candidates, EXACT_NAME_ROWS)
+
+
 #: An exact-name capture's SQL: a parameterized equality with a limit (and, on an indexed SQLite
 #: catalog, the trigram pre-filter's parameterized LIKE).
 _EXACT_SQL = re.compile(r"^SELECT\s.+\sFROM\s.+\sWHERE\s.+\s=\s.+\sORDER BY\s.+\sLIMIT\s.+$", re.S)
@@ -76,7 +90,7 @@ def exact_capture_findings(
     """An exact-name capture (protocol v6) completes its search's own, truncated contains
     capture (``completes`` is that capture's sha256), for the same search, term and catalog,
     with the parameterized exact-name template: no literal, no escape clause, the term and
-    ``max_candidates + 1`` bound as parameters."""
+    ``exact_row_limit(max_candidates) + 1`` bound as parameters."""
     found = []
     own_sha, own_capture = own
     result = exact.result
@@ -113,7 +127,7 @@ def exact_template_findings(
 ) -> list[Finding]:
     """The result of an exact-name query (protocol v6: one that completes a truncated search, or
     a batched name's) has the parameterized exact-name template: no literal, no escape clause,
-    ``term`` and ``max_candidates + 1`` bound as parameters."""
+    ``term`` and ``exact_row_limit(max_candidates) + 1`` bound as parameters."""
     parameters = result.parameters
     if (
         _EXACT_SQL.match(result.sql)
@@ -121,7 +135,7 @@ def exact_template_findings(
         and " ESCAPE " not in result.sql.upper()
         and not set(parameters) - _EXACT_PARAMETERS
         and parameters.get("term") == term
-        and parameters.get("row_limit") == max_candidates + 1
+        and parameters.get("row_limit") == exact_row_limit(max_candidates) + 1
     ):
         return []
     return [
