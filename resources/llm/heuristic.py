@@ -59,7 +59,7 @@ from vba_assets.llm_config import LlmConfig
 
 PROVIDER_NAME = "heuristic"
 HEURISTIC_MODEL = "vba-heuristic"
-HEURISTIC_VERSION = "heuristic-10"
+HEURISTIC_VERSION = "heuristic-11"
 STOP_REASON = "end_turn"
 
 
@@ -127,7 +127,7 @@ class HeuristicProvider:
 
     @property
     def label(self) -> str:
-        """``heuristic-10+names-3-<sha12>``: the heuristic's version (which names the pinned word
+        """``heuristic-11+names-3-<sha12>``: the heuristic's version (which names the pinned word
         lists it reads, :data:`~vba_assets.heuristic.common_words.WORD_LIST`) and the
         index it reads."""
         if self._label is None:

@@ -54,11 +54,10 @@ def test_v5_states_the_level_tiebreak() -> None:
     assert v5.instruction("resolution_plan") == v4.instruction("resolution_plan")
 
 
-def test_v6_is_current_and_states_the_batched_exact_names() -> None:
+def test_v6_states_the_batched_exact_names() -> None:
     """v6 changes only the plan instructions: the unsearched names are looked up by exact name
     (protocol v6, batched exact names), so a full name spelled as the game spells it may go
     there and the searches go to names an exact lookup would miss."""
-    assert CURRENT_PROMPT_VERSION == "v6"
     v5, v6 = load_prompt_set("v5"), load_prompt_set("v6")
     plan = v6.instruction("resolution_plan")
     # the number the prompt states is the controller's bound
@@ -66,3 +65,15 @@ def test_v6_is_current_and_states_the_batched_exact_names() -> None:
     assert "an exact lookup would miss" in plan
     assert "looks up each" not in v5.instruction("resolution_plan")
     assert v6.instruction("resolution_assessment") == v5.instruction("resolution_assessment")
+
+
+def test_v7_is_current_and_states_the_written_identity_tiebreak() -> None:
+    """v7 changes only the assessment instructions: a tie of same-name candidates may be broken
+    by the selected identity's digits written as a number of their own (the ``link`` fact,
+    :mod:`vba_assets.domain.resolution.written_ids`)."""
+    assert CURRENT_PROMPT_VERSION == "v7"
+    v6, v7 = load_prompt_set("v6"), load_prompt_set("v7")
+    text = v7.instruction("resolution_assessment")
+    assert '"ID of the NPC: 21140"' in text and "a number of their own" in text
+    assert "a number of their own" not in v6.instruction("resolution_assessment")
+    assert v7.instruction("resolution_plan") == v6.instruction("resolution_plan")

@@ -181,8 +181,12 @@ def without_embedded_names(
     search: SearchView, verdict: SearchAssessmentOutput, sources: Mapping[str, str]
 ) -> SearchAssessmentOutput:
     """``verdict``, or ``ambiguous`` when it selects a name-search candidate whose every readable
-    mention is part of a longer name the candidate does not carry."""
+    mention is part of a longer name the candidate does not carry; not when a link or a written
+    identity of that very candidate grounds it (a ``link`` tie-break): the report then says
+    which creature it means ("Rift Keeper Immune" under "ID of the NPC: 21104")."""
     if verdict.status != "selected" or search.reference is not None:
+        return verdict
+    if verdict.tiebreak is not None and verdict.tiebreak.fact == "link":
         return verdict
     chosen = next((c for c in search.candidates if c.candidate_id == verdict.candidate_id), None)
     if chosen is None and search.exact is not None:

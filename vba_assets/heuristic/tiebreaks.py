@@ -3,7 +3,8 @@
 When several candidates of a search carry exactly the searched name, :func:`find_tiebreak` looks
 for a grounded fact in the report that tells exactly one of them apart, in this order:
 
-1. ``link``: the report links one of their identities (``npc=<id>``) and no other of them;
+1. ``link``: the report links one of their identities (``npc=<id>``) and no other of them, or
+   writes its digits as a number of their own ("ID of the NPC: 21140");
 2. ``quest``: the report writes the title (any locale) of a quest that exactly one of them starts
    or ends, according to the quest relations the controller captured for the search;
 3. ``data_column``: the report writes the subname of exactly one of them, or the word "boss"
@@ -45,6 +46,7 @@ from vba_assets.domain.resolution.tiebreaks import (
     tiebreak_problem,
     tied_identities,
 )
+from vba_assets.domain.resolution.written_ids import written_numbers
 from vba_assets.domain.resolution.zone_facts import zone_holders
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.heuristic.candidate_names import (
@@ -56,6 +58,9 @@ from vba_assets.heuristic.candidate_names import (
 
 #: Shortest title or subname (letters and digits, after normalization) the heuristic looks for.
 MIN_FACT_CHARS = 4
+#: Fewest digits of a written identity the heuristic cites (:mod:`~vba_assets.domain.resolution.
+#: written_ids`).
+MIN_WRITTEN_DIGITS = 3
 _LINK = re.compile(r"\S*npc(?:=|/)[0-9]+\S*", re.IGNORECASE)
 _APOSTROPHES = "'’`´‘"
 
@@ -88,13 +93,22 @@ def _long_enough(text: str) -> bool:
 
 
 def _link_facts(tied: Sequence[int], sources: Mapping[str, str]) -> dict[int, GroundedTiebreak]:
+    """The links to tied identities, then their digits written as numbers of their own ("ID of
+    the NPC: 21140", from :data:`MIN_WRITTEN_DIGITS` digits: a short number is too often a
+    level or a count)."""
     found: dict[int, GroundedTiebreak] = {}
+    wanted = set(tied)
     for alias, text in sources.items():
         for match in _LINK.finditer(text):
-            for identity in sorted(linked_identities(match.group(0)) & set(tied)):
+            for identity in sorted(linked_identities(match.group(0)) & wanted):
                 span = MentionCitation(
                     source=alias, quote=match.group(0), start=match.start(), end=match.end()
                 )
+                found.setdefault(identity, GroundedTiebreak(fact="link", span=span))
+    for alias, text in sources.items():
+        for identity, start, end in written_numbers(text):
+            if identity in wanted and end - start >= MIN_WRITTEN_DIGITS:
+                span = MentionCitation(source=alias, quote=text[start:end], start=start, end=end)
                 found.setdefault(identity, GroundedTiebreak(fact="link", span=span))
     return found
 

@@ -46,7 +46,7 @@ PROMPT_NAMES = (
     "interpretation_unresolved",
 )
 #: The version a new revision freezes. Started revisions keep the version in their frozen input.
-CURRENT_PROMPT_VERSION = "v6"
+CURRENT_PROMPT_VERSION = "v7"
 LOCK_NAME = "LOCK.json"
 #: A version's own description: ``{"extends": "v1", "examples_protocol": 4}``.
 VERSION_FILE = "VERSION.json"

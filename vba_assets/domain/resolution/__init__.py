@@ -17,5 +17,6 @@ __all__ = [
     "rules",
     "same_names",
     "tiebreaks",
+    "written_ids",
     "zone_facts",
 ]

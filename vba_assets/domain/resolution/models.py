@@ -158,7 +158,8 @@ class GroundedTiebreak(StrictModel):
 
     fact: Literal["quest", "link", "data_column", "zone", "level"] = Field(
         description="'quest': the report names a quest that the selected entity starts or ends "
-        "and none of the others does; 'link': the report links the selected identity; "
+        "and none of the others does; 'link': the report links the selected identity "
+        "(npc=<id>) or writes its digits as a number of their own ('ID of the NPC: 21140'); "
         "'data_column': the report states a data column value only it has (its subname, or "
         "the word 'boss' for the only one of rank 3); 'zone': the report names a zone that "
         "only the selected entity has spawn markers in; 'level': the selected entity is the "
@@ -166,8 +167,9 @@ class GroundedTiebreak(StrictModel):
         "copy, and the span is the selection's own mention."
     )
     span: MentionCitation = Field(
-        description="The exact report span of the fact: the quest title, the link, the column "
-        "value as the report writes it, or (with 'level') the selection's mention."
+        description="The exact report span of the fact: the quest title, the link or the "
+        "written number, the column value as the report writes it, or (with 'level') the "
+        "selection's mention."
     )
     relation_row: int | None = Field(
         default=None,

@@ -13,7 +13,8 @@ decides when such a statement is a **grounded fact** that tells exactly one of t
   ``creature_queststarter``/``creature_questender``/``quest_template``/``quest_template_locale``),
   so a replay without the database re-derives the decision, and the verdict cites the relation
   row and the report span;
-* ``link``: the cited span links the selected identity (``npc=<id>``, ``npc/<id>``) and no other
+* ``link``: the cited span links the selected identity (``npc=<id>``, ``npc/<id>``), or writes its
+  digits as a number of their own ("ID of the NPC: 21140", :mod:`.written_ids`), and no other
   same-name identity;
 * ``data_column``: the cited span is the value of a text data column (a subname such as
   ``Flight Master``) that the selected entity has and no other same-name entity shares, or the
@@ -66,6 +67,7 @@ from vba_assets.domain.resolution.models import (
     SearchCandidates,
 )
 from vba_assets.domain.resolution.same_names import capture_ties, name_ties
+from vba_assets.domain.resolution.written_ids import written_identity, written_span_problem
 from vba_assets.domain.resolution.zone_facts import (
     fact_result_findings,
     zone_capture_findings,
@@ -176,10 +178,12 @@ def quest_fact(
 
 
 def link_fact(tiebreak: GroundedTiebreak, selected: int | str, tied: Sequence[int]) -> str | None:
-    """None when the span links ``selected`` and no other identity of ``tied``."""
-    linked = linked_identities(tiebreak.span.quote)
+    """None when the span links ``selected`` (``npc=<id>``) or is its identity written as a
+    number of its own (:mod:`.written_ids`), and names no other identity of ``tied``."""
+    written = written_identity(tiebreak.span.quote)
+    linked = linked_identities(tiebreak.span.quote) | ({written} if written is not None else set())
     if selected not in linked:
-        return f"the span does not link identity {selected} (npc=<id>)"
+        return f"the span does not link identity {selected} (npc=<id>) nor write it as a number"
     others = sorted(linked & (set(tied) - {selected}))
     if others:
         return f"the span also links {others}"
@@ -341,11 +345,15 @@ def tiebreak_findings(
 
 
 def _span_problem(verdict: SearchAssessmentOutput, sources: Mapping[str, str]) -> str | None:
-    """A zone span must be whole words; a level fact's span must be the selection's mention."""
+    """A zone span must be whole words; a level fact's span must be the selection's mention; a
+    link fact's span of digits must be a number of its own in its source (:mod:`.written_ids`:
+    not part of a longer number, a word, a version or a URL)."""
     tiebreak = verdict.tiebreak
     assert tiebreak is not None
     if tiebreak.fact == "level" and tiebreak.span != verdict.mention:
         return "a 'level' tie-break cites the selection's own mention as its span"
+    if tiebreak.fact == "link" and (problem := written_span_problem(tiebreak.span, sources)):
+        return problem
     return zone_span_problem(tiebreak, sources)
 
 
