@@ -25,6 +25,7 @@ import pytest
 from tests.dagster.support import REPO, embedded_project_file, register
 from vba_assets.definitions import JOB_NAME, build_definitions
 from vba_assets.defs.resources import LlmResource, ProjectResource, WorldDatabaseResource
+from vba_assets.domain.resolution.captures import EXACT_NAME_ROWS
 from vba_assets.intake import import_report
 from vba_assets.store import Workspace
 
@@ -124,7 +125,7 @@ def test_a_famous_exact_name_resolves_under_truncation_through_the_job(
     assert [(r["identity"], r["name"]) for r in exact["result"]["rows"]] == [(10184, "Onyxia")]
     assert " LIKE " not in exact["result"]["sql"].split("IN (SELECT")[0]
     assert exact["result"]["parameters"]["term"] == "Onyxia"
-    assert exact["result"]["parameters"]["row_limit"] == 9
+    assert exact["result"]["parameters"]["row_limit"] == EXACT_NAME_ROWS + 1
     assert any("exact-name filter" in note for note in exact["result"]["coverage_notes"])
     context = json.loads((resolution / "context.json").read_text(encoding="utf-8"))
     (selected,) = [n for n in context["selected"] if n["name"] == "Onyxia"]
