@@ -26,9 +26,9 @@ from vba_assets.domain.resolution.models import (
     ResolutionAssessmentOutput,
     ResolutionPlanOutput,
 )
+from vba_assets.domain.resolution.relation_facts import relation_capture_findings
 from vba_assets.domain.resolution.rules import readable_sources, validate_assessment
 from vba_assets.domain.resolution.same_names import capture_ties
-from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.errors import ErrorCode
 from vba_assets.heuristic.candidate_names import helper_patterns

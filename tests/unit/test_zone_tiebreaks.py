@@ -30,8 +30,8 @@ from vba_assets.domain.resolution.models import (
     ResolutionPlanOutput,
     SearchAssessmentOutput,
 )
+from vba_assets.domain.resolution.relation_facts import relation_capture_findings
 from vba_assets.domain.resolution.rules import readable_sources, validate_assessment
-from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stage_context import AssessmentStageContext, assessment_stage_context
 from vba_assets.errors import ErrorCode
 from vba_assets.heuristic.assessment import assess_search

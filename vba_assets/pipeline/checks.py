@@ -31,8 +31,8 @@ from vba_assets.domain.resolution.models import (
     ProposedSearch,
     capture_key,
 )
+from vba_assets.domain.resolution.relation_facts import relation_capture_findings
 from vba_assets.domain.resolution.rules import validate_assessment, validate_plan
-from vba_assets.domain.resolution.tiebreaks import relation_capture_findings
 from vba_assets.domain.stages import Stage
 from vba_assets.errors import ErrorCode, VbaError
 from vba_assets.pipeline import replay_verifiers

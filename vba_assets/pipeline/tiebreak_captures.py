@@ -17,8 +17,8 @@ from typing import Protocol
 from vba_assets.domain.catalog.world import QuestRelationSearch, ZoneMarkerSearch
 from vba_assets.domain.protocol import ProtocolSpec
 from vba_assets.domain.resolution.models import CaptureArtifact
+from vba_assets.domain.resolution.relation_facts import RELATION_ROW_LIMIT
 from vba_assets.domain.resolution.same_names import capture_ties
-from vba_assets.domain.resolution.tiebreaks import RELATION_ROW_LIMIT
 from vba_assets.domain.resolution.zone_facts import ZONE_ROW_LIMIT
 
 

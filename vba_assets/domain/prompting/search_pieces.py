@@ -17,7 +17,7 @@ from vba_assets.domain.prompting.pieces import (
     mention_text,
     part,
 )
-from vba_assets.domain.resolution.tiebreaks import relation_lines, tiebreak_fact_lines
+from vba_assets.domain.resolution.relation_facts import relation_lines, tiebreak_fact_lines
 from vba_assets.domain.stage_context import CandidateView, SearchView
 
 

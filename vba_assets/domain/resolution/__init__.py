@@ -14,6 +14,7 @@ __all__ = [
     "links",
     "merging",
     "models",
+    "relation_facts",
     "rules",
     "same_names",
     "tiebreaks",
