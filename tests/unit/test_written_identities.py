@@ -9,15 +9,18 @@ The two "Chef Jessen" entries (2430, 20378) are the made-up tie of
 none apart), not only plumbing.
 """
 
+import re
+
 from tests.unit.test_grounded_tiebreaks import codes, heuristic, resolved
-from vba_assets.domain.resolution.written_ids import written_at, written_identity, written_numbers
+from vba_assets.domain.resolution.written_ids import written_at, written_identity
 from vba_assets.errors import ErrorCode
 
 
 def test_written_numbers_are_numbers_of_their_own() -> None:
     text = "npc=21140 a21140 (ID:4949) 3.3.5 7158.18, 47 x21 /npc/335 21104"
-    found = [(identity, text[start:end]) for identity, start, end in written_numbers(text)]
-    assert found == [(4949, "4949"), (47, "47"), (21104, "21104")]
+    runs = [(m.start(), m.end()) for m in re.finditer(r"[0-9]+", text)]
+    found = [text[start:end] for start, end in runs if written_at(text, start, end)]
+    assert found == ["4949", "47", "21104"]
     start = text.index("4949")
     assert written_at(text, start, start + 4)
     assert not written_at(text, start, start + 3)  # a part of the number
@@ -55,6 +58,7 @@ def test_a_number_inside_a_version_or_both_ids_break_no_tie() -> None:
         "Chef Jessen sells nothing on build 1.20378 of the core.",
         "Chef Jessen sells nothing; the ids are 2430 and 20378.",
         "Chef Jessen sells nothing (ID: 20)",  # too short to be read as an id by the heuristic
+        "Chef Jessen sells nothing.\n\n[//]: # (ID of the NPC: 20378)",  # a template's hidden text
     ):
         plan, index = resolved(body, None)
         verdict = heuristic(body, plan, index)

@@ -46,7 +46,6 @@ from vba_assets.domain.resolution.tiebreaks import (
     tiebreak_problem,
     tied_identities,
 )
-from vba_assets.domain.resolution.written_ids import written_numbers
 from vba_assets.domain.resolution.zone_facts import zone_holders
 from vba_assets.domain.stage_context import CandidateView, SearchView
 from vba_assets.heuristic.candidate_names import (
@@ -55,6 +54,7 @@ from vba_assets.heuristic.candidate_names import (
     is_helper,
     spelling_similarity,
 )
+from vba_assets.heuristic.markup import read_markup
 
 #: Shortest title or subname (letters and digits, after normalization) the heuristic looks for.
 MIN_FACT_CHARS = 4
@@ -94,8 +94,10 @@ def _long_enough(text: str) -> bool:
 
 def _link_facts(tied: Sequence[int], sources: Mapping[str, str]) -> dict[int, GroundedTiebreak]:
     """The links to tied identities, then their digits written as numbers of their own ("ID of
-    the NPC: 21140", from :data:`MIN_WRITTEN_DIGITS` digits: a short number is too often a
-    level or a count)."""
+    the NPC: 21140"): the standalone numbers :mod:`.markup` finds outside URLs and hidden
+    template text (each a written identity the controller accepts,
+    :mod:`~vba_assets.domain.resolution.written_ids`), from :data:`MIN_WRITTEN_DIGITS` digits: a
+    short number is too often a level or a count."""
     found: dict[int, GroundedTiebreak] = {}
     wanted = set(tied)
     for alias, text in sources.items():
@@ -105,11 +107,12 @@ def _link_facts(tied: Sequence[int], sources: Mapping[str, str]) -> dict[int, Gr
                     source=alias, quote=match.group(0), start=match.start(), end=match.end()
                 )
                 found.setdefault(identity, GroundedTiebreak(fact="link", span=span))
-    for alias, text in sources.items():
-        for identity, start, end in written_numbers(text):
-            if identity in wanted and end - start >= MIN_WRITTEN_DIGITS:
+    for alias, text in sources.items():  # the report's standalone numbers, as references read them
+        for number in read_markup(text).numbers:
+            start, end = number.start, number.end
+            if number.value in wanted and end - start >= MIN_WRITTEN_DIGITS:
                 span = MentionCitation(source=alias, quote=text[start:end], start=start, end=end)
-                found.setdefault(identity, GroundedTiebreak(fact="link", span=span))
+                found.setdefault(number.value, GroundedTiebreak(fact="link", span=span))
     return found
 
 

@@ -17,7 +17,7 @@ when it equals the identity of exactly one same-name candidate.
 """
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from vba_assets.domain.resolution.models import MentionCitation
 
@@ -30,12 +30,6 @@ def written_identity(quote: str) -> int | None:
     """The identity ``quote`` writes when it is digits only (a cited written number), else
     None."""
     return int(quote) if _DIGITS.fullmatch(quote) else None
-
-
-def written_numbers(text: str) -> Iterator[tuple[int, int, int]]:
-    """``(identity, start, end)`` of every written number of ``text``, in order (one pass)."""
-    for match in WRITTEN_NUMBER.finditer(text):
-        yield int(match.group(1)), match.start(), match.end()
 
 
 def written_at(text: str, start: int, end: int) -> bool:
